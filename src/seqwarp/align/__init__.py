@@ -1,0 +1,15 @@
+"""Batched pairwise alignment: global, semi-global and local; linear or affine gaps."""
+
+from .api import Aligner, AlignMode, Output, align
+from .results import CigarResult, EndsResult, ScoreResult, TopHits
+
+__all__ = [
+    "AlignMode",
+    "Aligner",
+    "CigarResult",
+    "EndsResult",
+    "Output",
+    "ScoreResult",
+    "TopHits",
+    "align",
+]

@@ -1,0 +1,235 @@
+"""Batched pairwise alignment: what users call.
+
+>>> from seqwarp.align import Aligner
+>>> from seqwarp.scoring import Scoring
+>>> aligner = Aligner(mode="local", scoring=Scoring.dna(match=2, mismatch=-1, gap_open=2, gap_extend=1))
+>>> result = aligner.align(["ACGTACGT"], ["TTACGTAAGT"], output="cigar")
+>>> int(result.score[0]), result.cigar[0]
+(13, '5=1X2=')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Literal, overload
+
+import numpy as np
+
+from ..devices import Backend, Device, resolve
+from ..errors import InvalidParameter, LengthMismatch
+from ..scoring import Scoring
+from ..sequences import SequenceBatch, as_batch
+from .plan import cross_product_blocks, largest_first, slices_by_cells
+from .results import CigarResult, EndsResult, ScoreResult, TopHits
+
+__all__ = ["AlignMode", "Aligner", "Output", "align"]
+
+AlignMode = Literal["global", "semi-global", "local"]
+Output = Literal["score", "ends", "cigar"]
+Progress = Callable[[int, int], None]
+
+_MODES = ("global", "semi-global", "local")
+_OUTPUTS = ("score", "ends", "cigar")
+# |score| must stay far from int32's limit: |DP cell| <= (m + n) * max(|substitution|, gap cost)
+_SCORE_LIMIT = (1 << 30) - (1 << 20)
+_CHUNK_CELLS = 1 << 27
+
+
+class Aligner:
+    """Aligns batches of sequence pairs with one mode and scoring, on one backend.
+
+    ``device`` is ``"auto"`` (the GPU when CuPy sees one, else the CPU), ``"cpu"``, ``"gpu"``
+    or ``"cuda:N"``. The backend never changes an answer.
+    """
+
+    def __init__(
+        self,
+        mode: AlignMode = "global",
+        scoring: Scoring | None = None,
+        *,
+        device: Device = "auto",
+        threads: int | None = None,
+    ) -> None:
+        if mode not in _MODES:
+            raise InvalidParameter("mode", mode, choices=_MODES)
+        self.mode = mode
+        self.scoring = scoring if scoring is not None else Scoring.dna()
+        self.threads = threads
+        self.backend: Backend = resolve(device)
+
+    def describe(self) -> str:
+        """The choices made: mode, scoring, backend."""
+        return f"{self.mode} alignment, {self.scoring.describe()}, {self.backend.describe()}"
+
+    # --- pairs ---------------------------------------------------------------------------
+
+    @overload
+    def align(
+        self, queries, targets, output: Literal["score"], progress: Progress | None = ...
+    ) -> ScoreResult: ...
+    @overload
+    def align(
+        self, queries, targets, output: Literal["ends"] = ..., progress: Progress | None = ...
+    ) -> EndsResult: ...
+    @overload
+    def align(
+        self, queries, targets, output: Literal["cigar"], progress: Progress | None = ...
+    ) -> CigarResult: ...
+
+    def align(
+        self,
+        queries: SequenceBatch | Sequence[str] | str,
+        targets: SequenceBatch | Sequence[str] | str,
+        output: Output = "ends",
+        progress: Progress | None = None,
+    ) -> ScoreResult:
+        """Align ``queries[i]`` with ``targets[i]`` for every ``i``."""
+        q = self._batch(queries, "queries")
+        t = self._batch(targets, "targets")
+        if len(q) != len(t):
+            raise LengthMismatch("queries and targets", len(q), len(t))
+        index = np.arange(len(q), dtype=np.int64)
+        return self.align_indexed(q, t, index, index, output, progress)
+
+    def align_indexed(
+        self,
+        queries: SequenceBatch,
+        targets: SequenceBatch,
+        q_index: np.ndarray,
+        t_index: np.ndarray,
+        output: Output = "ends",
+        progress: Progress | None = None,
+    ) -> ScoreResult:
+        """Align the pairs ``(queries[q_index[p]], targets[t_index[p]])``."""
+        if output not in _OUTPUTS:
+            raise InvalidParameter("output", output, choices=_OUTPUTS)
+        self._check_range(queries, targets)
+        cells = queries.lengths[q_index] * targets.lengths[t_index]
+        engine = self._engine()
+        workers = engine.prepare(self.threads)
+        order = largest_first(cells)
+        total = int(cells.sum())
+        fields = np.empty((len(q_index), 8 if output == "cigar" else 3), dtype=np.int64)
+        cigars: list[str] = [""] * len(q_index) if output == "cigar" else []
+        done = 0
+        for part in slices_by_cells(cells[order], _CHUNK_CELLS * workers):
+            chosen = order[part]
+            args = (
+                queries,
+                targets,
+                q_index[chosen],
+                t_index[chosen],
+                self.scoring.matrix,
+                self.mode,
+                self.scoring.gap_open,
+                self.scoring.gap_extend,
+            )
+            if output == "cigar":
+                values, strings = engine.align(*args)
+                for slot, text in zip(chosen, strings, strict=False):
+                    cigars[slot] = text
+            else:
+                values = engine.score(*args)
+            fields[chosen] = values
+            done += int(cells[chosen].sum())
+            if progress is not None:
+                progress(done, total)
+        return self._result(output, q_index, t_index, fields, cigars, queries, targets)
+
+    # --- cross product -------------------------------------------------------------------
+
+    def score_matrix(self, queries, targets, progress: Progress | None = None) -> np.ndarray:
+        """Scores of every query against every target: an ``(n_queries, n_targets)`` array."""
+        q = self._batch(queries, "queries")
+        t = self._batch(targets, "targets")
+        scores = np.empty((len(q), len(t)), dtype=np.int64)
+        for rows, qi, ti in cross_product_blocks(len(q), len(t), 1 << 20):
+            scores[rows] = self.align_indexed(q, t, qi, ti, "score", progress=None).score.reshape(
+                -1, len(t)
+            )
+            if progress is not None:
+                progress(rows.stop, len(q))
+        return scores
+
+    def top_hits(self, queries, targets, k: int, progress: Progress | None = None) -> TopHits:
+        """The ``k`` highest-scoring targets of each query (ties: smaller target index first)."""
+        if k < 1:
+            raise InvalidParameter("k", k, hint="must be at least 1")
+        q = self._batch(queries, "queries")
+        t = self._batch(targets, "targets")
+        keep = min(k, len(t))
+        index = np.full((len(q), k), -1, dtype=np.int64)
+        best = np.zeros((len(q), k), dtype=np.int64)
+        for rows, qi, ti in cross_product_blocks(len(q), len(t), 1 << 20):
+            block = self.align_indexed(q, t, qi, ti, "score").score.reshape(-1, len(t))
+            ranked = np.argsort(-block, axis=1, kind="stable")[:, :keep]
+            index[rows, :keep] = ranked
+            best[rows, :keep] = np.take_along_axis(block, ranked, axis=1)
+            if progress is not None:
+                progress(rows.stop, len(q))
+        return TopHits(index, best, self.backend.describe(), q.names, t.names)
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def _batch(self, sequences, what: str) -> SequenceBatch:
+        return as_batch(sequences, self.scoring.alphabet, what)
+
+    def _engine(self):
+        if self.backend.kind == "gpu":
+            from . import _gpu_backend as engine
+
+            engine.use(self.backend)
+        else:
+            from . import _cpu_backend as engine
+        return engine
+
+    def _check_range(self, queries: SequenceBatch, targets: SequenceBatch) -> None:
+        longest = int(queries.lengths.max(initial=0)) + int(targets.lengths.max(initial=0))
+        worst = max(
+            abs(self.scoring.max_score), abs(self.scoring.min_score), self.scoring.gap_open, 1
+        )
+        if longest * worst > _SCORE_LIMIT:
+            raise InvalidParameter(
+                "sequence length",
+                longest,
+                hint=f"query + target length times the largest score magnitude ({worst}) must stay below {_SCORE_LIMIT}",
+            )
+
+    def _result(self, output, q_index, t_index, fields, cigars, queries, targets) -> ScoreResult:
+        common = {
+            "query_index": q_index,
+            "target_index": t_index,
+            "score": fields[:, 0].copy(),
+            "backend": self.backend.describe(),
+            "query_names": queries.names,
+            "target_names": targets.names,
+        }
+        if output == "score":
+            return ScoreResult(**common)
+        if output == "ends":
+            return EndsResult(
+                **common, query_end=fields[:, 1].copy(), target_end=fields[:, 2].copy()
+            )
+        return CigarResult(
+            **common,
+            query_begin=fields[:, 1].copy(),
+            query_end=fields[:, 2].copy(),
+            target_begin=fields[:, 3].copy(),
+            target_end=fields[:, 4].copy(),
+            cigar=cigars,
+            matches=fields[:, 6].copy(),
+            mismatches=fields[:, 7].copy(),
+            alignment_length=fields[:, 5].copy(),
+        )
+
+
+def align(
+    queries: SequenceBatch | Sequence[str] | str,
+    targets: SequenceBatch | Sequence[str] | str,
+    mode: AlignMode = "global",
+    scoring: Scoring | None = None,
+    output: Output = "ends",
+    device: Device = "auto",
+) -> ScoreResult:
+    """One-call form of :meth:`Aligner.align`."""
+    return Aligner(mode, scoring, device=device).align(queries, targets, output)
