@@ -1,0 +1,81 @@
+"""Cross product, top-k and long pairs agree with plain pairwise alignment."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from seqwarp import InvalidParameter, LengthMismatch
+from seqwarp.align import Aligner
+from seqwarp.scoring import Scoring
+
+
+def _random(rng: np.random.Generator, count: int, low: int, high: int) -> list[str]:
+    return ["".join(rng.choice(list("ACGT"), rng.integers(low, high))) for _ in range(count)]
+
+
+@pytest.mark.parametrize("mode", ["global", "semi-global", "local"])
+def test_score_matrix_equals_pairs(mode: str, rng: np.random.Generator) -> None:
+    queries, targets = _random(rng, 7, 1, 60), _random(rng, 5, 1, 60)
+    aligner = Aligner(mode, Scoring.dna(2, -1, 2, 1), device="cpu")
+    matrix = aligner.score_matrix(queries, targets)
+    for qi, q in enumerate(queries):
+        expected = aligner.align([q] * len(targets), targets, output="score").score
+        np.testing.assert_array_equal(matrix[qi], expected)
+
+
+def test_top_hits_rank_and_ties(rng: np.random.Generator) -> None:
+    queries = _random(rng, 4, 20, 40)
+    targets = [*_random(rng, 6, 20, 40), queries[0], queries[0]]  # two equal best targets
+    aligner = Aligner("local", Scoring.dna(2, -1, 2, 1), device="cpu")
+    hits = aligner.top_hits(queries, targets, k=3)
+    matrix = aligner.score_matrix(queries, targets)
+    for qi in range(len(queries)):
+        order = sorted(range(len(targets)), key=lambda t: (-matrix[qi, t], t))[:3]
+        assert hits.target_index[qi].tolist() == order
+        assert hits.score[qi].tolist() == [matrix[qi, t] for t in order]
+    assert hits.target_index[0, :2].tolist() == [6, 7]
+
+
+def test_top_k_larger_than_targets_pads() -> None:
+    hits = Aligner("local", device="cpu").top_hits(["ACGT"], ["ACGT", "TTTT"], k=3)
+    assert hits.target_index.tolist() == [[0, 1, -1]]
+
+
+def test_pairs_must_pair_up() -> None:
+    with pytest.raises(
+        LengthMismatch, match=r"^queries and targets: 2 vs 1 records; they must pair up one-to-one$"
+    ):
+        Aligner(device="cpu").align(["A", "C"], ["A"])
+
+
+def test_lengths_beyond_the_exact_range_are_refused() -> None:
+    scoring = Scoring.dna(4096, -4096, 4096, 4096)
+    with pytest.raises(
+        InvalidParameter,
+        match=r"^invalid value for 'sequence length': 300000; query \+ target length",
+    ):
+        Aligner(device="cpu", scoring=scoring).align(
+            ["A" * 150_000], ["A" * 150_000], output="score"
+        )
+
+
+def test_long_pair_score_and_cigar() -> None:
+    """A 20 kbp read with a 1 kbp deletion against its reference, semi-global, traceback."""
+    rng = np.random.default_rng(3)
+    reference = "".join(rng.choice(list("ACGT"), 21_000))
+    read = reference[500:10_000] + reference[11_000:20_500]
+    result = Aligner("semi-global", Scoring.dna(2, -1, 2, 1), device="cpu").align(
+        [read], [reference], output="cigar"
+    )
+    assert result.cigar[0] == "9500=1000D9500="
+    assert result.score[0] == 2 * 19_000 - (2 + 999)
+    assert (result.target_begin[0], result.target_end[0]) == (500, 20_500)
+
+
+@pytest.mark.parametrize("output", ["score", "ends", "cigar"])
+def test_thread_count_does_not_change_results(output: str, rng: np.random.Generator) -> None:
+    queries, targets = _random(rng, 50, 1, 300), _random(rng, 50, 1, 300)
+    one = Aligner("local", device="cpu", threads=1).align(queries, targets, output=output)
+    two = Aligner("local", device="cpu", threads=2).align(queries, targets, output=output)
+    assert one.compare(two) is None
