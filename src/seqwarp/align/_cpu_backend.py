@@ -7,8 +7,8 @@ import numpy as np
 
 from .._jit import set_threads
 from ..sequences import SequenceBatch
-from . import cpu
-from .plan import traceback_block
+from . import cpu, cpu_lanes
+from .plan import lane_groups, traceback_block
 
 __all__ = ["align", "prepare", "score"]
 
@@ -38,20 +38,51 @@ def score(
     gap_open: int,
     gap_extend: int,
 ) -> np.ndarray:
-    """``(n, 3)`` int64 array: score, query end, target end."""
+    """``(n, 3)`` int64 array: score, query end, target end.
+
+    Pairs whose values are exact in float32 go through the inter-pair SIMD kernel; the rest
+    (very long pairs or huge scores) through the scalar int32 kernel. Both give equal results.
+    """
     out = np.empty((len(q_index), 3), dtype=np.int64)
-    with numba.parallel_chunksize(_CHUNK):
-        cpu.score_pairs(
-            queries.codes,
-            queries.offsets,
-            targets.codes,
-            targets.offsets,
-            q_index,
-            t_index,
-            matrix,
-            _params(mode, gap_open, gap_extend),
-            out,
-        )
+    params = _params(mode, gap_open, gap_extend)
+    q_len = queries.lengths[q_index]
+    t_len = targets.lengths[t_index]
+    worst = max(int(np.abs(matrix).max()), gap_open, gap_extend)
+    fast = cpu_lanes.lane_safe(q_len, t_len, worst)
+    slow = np.flatnonzero(~fast)
+    with numba.parallel_chunksize(1):
+        if fast.any():
+            order, offsets = lane_groups(q_len, t_len, cpu_lanes.LANES)
+            order = order[fast[order]]
+            offsets = np.unique(np.minimum(offsets, len(order)))
+            cpu_lanes.score_groups(
+                queries.codes,
+                queries.offsets,
+                targets.codes,
+                targets.offsets,
+                q_index,
+                t_index,
+                order,
+                offsets,
+                matrix.astype(np.float32),
+                params,
+                out,
+            )
+    if slow.size:
+        part = np.empty((slow.size, 3), dtype=np.int64)
+        with numba.parallel_chunksize(_CHUNK):
+            cpu.score_pairs(
+                queries.codes,
+                queries.offsets,
+                targets.codes,
+                targets.offsets,
+                q_index[slow],
+                t_index[slow],
+                matrix,
+                params,
+                part,
+            )
+        out[slow] = part
     return out
 
 

@@ -6,7 +6,14 @@ from collections.abc import Iterator
 
 import numpy as np
 
-__all__ = ["cross_product_blocks", "largest_first", "slices_by_cells", "traceback_block"]
+__all__ = [
+    "cross_product_blocks",
+    "largest_first",
+    "score_bound",
+    "slices_by_cells",
+    "tile_bins",
+    "traceback_block",
+]
 
 
 def largest_first(cells: np.ndarray) -> np.ndarray:
@@ -46,3 +53,50 @@ def traceback_block(query_length: int, target_length: int, max_bits: int = 1 << 
     if query_length * (target_length + 1) <= max_bits:
         return max(1, query_length)
     return max(64, int(np.sqrt(query_length)) + 1)
+
+
+def score_bound(
+    query_lengths: np.ndarray,
+    target_lengths: np.ndarray,
+    max_score: int,
+    min_score: int,
+    gap_open: int,
+    gap_extend: int,
+) -> np.ndarray:
+    """Per pair, a bound on ``|x|`` for every value a GPU kernel forms (cells, gap states, sums).
+
+    A cell is at most ``min(m, n) * max_score`` (diagonal steps only) and at least the all-gap
+    path ``-(2 * gap_open + (m + n) * gap_extend)``; the kernels keep ``H - gap_open`` and add
+    one substitution score or one gap cost to a cell, which the slack terms cover. A pair whose
+    bound fits a lane type is computed exactly in it: this is the 16-bit overflow guard.
+    """
+    m = np.asarray(query_lengths, dtype=np.int64)
+    n = np.asarray(target_lengths, dtype=np.int64)
+    high = np.minimum(m, n) * max(max_score, 0) + gap_open + abs(max_score)
+    low = 2 * gap_open + (m + n) * gap_extend + gap_open + gap_extend + abs(min_score)
+    return np.maximum(high, low)
+
+
+def tile_bins(target_lengths: np.ndarray, widths: tuple[int, ...]) -> list[np.ndarray]:
+    """Pairs grouped by the narrowest tile width (columns a group covers at once) that holds
+    their target, the last width taking every longer target in stripes; inside a bin, pairs
+    are in increasing order of target length so that neighbours pad each other little."""
+    n = np.asarray(target_lengths, dtype=np.int64)
+    which = np.searchsorted(np.asarray(widths), n, side="left")
+    which = np.minimum(which, len(widths) - 1)
+    # a 16-bit key sorts by radix, in linear time
+    order = np.argsort(np.minimum(n, 65535).astype(np.uint16), kind="stable")
+    return [order[which[order] == b] for b in range(len(widths))]
+
+
+def lane_groups(q_len: np.ndarray, t_len: np.ndarray, lanes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Group pairs of similar shape for inter-pair SIMD: (pair order, group offsets).
+
+    Pairs are sorted by (target length, query length), largest first, and cut into groups of
+    ``lanes``; padding to a group's longest pair then wastes little work, and big groups start
+    first so dynamic scheduling balances the threads.
+    """
+    order = np.lexsort((-q_len, -t_len))
+    offsets = np.arange(0, len(order) + lanes, lanes, dtype=np.int64)
+    offsets[-1] = len(order)
+    return order.astype(np.int64), np.unique(offsets)
