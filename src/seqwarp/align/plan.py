@@ -8,6 +8,7 @@ import numpy as np
 
 __all__ = [
     "cross_product_blocks",
+    "lane_groups",
     "largest_first",
     "score_bound",
     "slices_by_cells",
