@@ -39,7 +39,8 @@ class Aligner:
     """Aligns batches of sequence pairs with one mode and scoring, on one backend.
 
     ``device`` is ``"auto"`` (the GPU when CuPy sees one, else the CPU), ``"cpu"``, ``"gpu"``
-    or ``"cuda:N"``. The backend never changes an answer.
+    or ``"cuda:N"``; ``gpus`` asks for that many GPUs of the host (default one). ``threads``
+    sets the CPU threads (default: all cores). The backend never changes an answer.
     """
 
     def __init__(
@@ -49,13 +50,14 @@ class Aligner:
         *,
         device: Device = "auto",
         threads: int | None = None,
+        gpus: int | None = None,
     ) -> None:
         if mode not in _MODES:
             raise InvalidParameter("mode", mode, choices=_MODES)
         self.mode = mode
         self.scoring = scoring if scoring is not None else Scoring.dna()
         self.threads = threads
-        self.backend: Backend = resolve(device)
+        self.backend: Backend = resolve(device, gpus)
 
     def describe(self) -> str:
         """The choices made: mode, scoring, backend."""

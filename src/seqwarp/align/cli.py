@@ -72,6 +72,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--threads", type=int, default=None, help="CPU threads (default: all cores)"
     )
     run_group.add_argument(
+        "--gpus", type=int, default=None, help="GPUs of this host to use (default 1)"
+    )
+    run_group.add_argument(
         "-o",
         "--output",
         default="-",
@@ -104,7 +107,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if args.threads is not None and args.threads < 1:
         raise InvalidParameter("--threads", args.threads, hint="must be at least 1")
     scoring = _scoring(args)
-    aligner = Aligner(args.mode, scoring, device=args.device, threads=args.threads)
+    if args.gpus is not None and args.gpus < 1:
+        raise InvalidParameter("--gpus", args.gpus, hint="must be at least 1")
+    aligner = Aligner(args.mode, scoring, device=args.device, threads=args.threads, gpus=args.gpus)
     queries = _read(args.queries, scoring, "queries")
     targets = _read(args.targets, scoring, "targets")
     fmt = format_from_path(args.output, args.format)
