@@ -183,6 +183,10 @@ def test_formats_by_extension_and_flag(files, tmp_path: pathlib.Path, fmt: str) 
             r"^seqwarp align: error: invalid value for '--top': 0; must be at least 1$",
         ),
         (
+            ["q", "t", "--gpus", "0"],
+            r"^seqwarp align: error: invalid value for '--gpus': 0; must be at least 1$",
+        ),
+        (
             ["q", "t", "--device", "tpu"],
             r"^seqwarp align: error: invalid value for 'device': 'tpu'",
         ),
