@@ -186,7 +186,10 @@ def _align_pair(q, t, matrix, mode, gap_open, gap_extend, block, ops):
     ck_e = np.empty((nblocks, n + 1), dtype=np.int32)
     h_row = np.empty(n + 1, dtype=np.int32)
     e_row = np.empty(n + 1, dtype=np.int32)
+    bits = np.empty((min(block, max(m, 1)), n + 1), dtype=np.uint8)
     no_bits = np.empty((0, 0), dtype=np.uint8)
+    # a single block keeps its direction bits from the forward pass: no recomputation
+    forward_bits = bits if nblocks == 1 else no_bits
     _init_rows(n, mode, gap_open, gap_extend, h_row, e_row)
     best = NEG_INF if mode != LOCAL else 0
     bi = 0
@@ -208,7 +211,7 @@ def _align_pair(q, t, matrix, mode, gap_open, gap_extend, block, ops):
                 n,
                 h_row,
                 e_row,
-                no_bits,
+                forward_bits,
             )
             if s > best:
                 best = s
@@ -216,8 +219,7 @@ def _align_pair(q, t, matrix, mode, gap_open, gap_extend, block, ops):
                 bj = sj
     score, qe, te = _finish(best, bi, bj, m, n, mode, h_row)
 
-    bits = np.empty((min(block, max(m, 1)), n + 1), dtype=np.uint8)
-    loaded = -1
+    loaded = 0 if nblocks == 1 else -1
     i = qe
     j = te
     state = 0  # 0: H, 1: E, 2: F
