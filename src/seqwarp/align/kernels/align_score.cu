@@ -1,0 +1,438 @@
+// align_score.cu — score and end cell of batched pairwise alignments (global / semi-global /
+// local, linear or affine gaps, any substitution matrix), exactly as seqwarp.align.cpu does.
+//
+// Paper: AnySeq/GPU (Müller et al., ICS'22), section 4 "GPU implementation": one alignment per
+// group of G threads (G = 32: a warp, as in the paper; G = 8 or 16: sub-warp groups for short
+// pairs), register tiling of K target columns per thread, warp shuffles for the neighbour's
+// boundary cell and for the query characters, the substitution profile of the subject (here:
+// the target) in shared memory, and long subjects split into stages (stripes of G*K columns)
+// whose boundary column is handed on through global memory. Section 4's half-precision trick
+// (two alignments per register) is the lane type; see lanes.cuh.
+//
+// Contents
+//   1. constants and small helpers
+//   2. align_score<MODE, AFFINE, Lane, K, G>   the kernel
+//
+// Template parameters
+//   MODE    0 global, 1 semi-global, 2 local (seqwarp.align.cpu's GLOBAL, SEMI_GLOBAL, LOCAL)
+//   AFFINE  false: linear gaps (gap_open == gap_extend, E and F need no registers)
+//   Lane    LaneS32, LaneS16x2, LaneS16x2Bytes or LaneHalf2 (lanes.cuh): what one register
+//           holds, and the width of the profile's scores
+//   K       target columns per thread (register tile), a multiple of 8
+//   G       threads per alignment group: 8, 16 or 32
+//
+// The recurrence (i = query row, j = target column; E vertical gap = CIGAR I, F horizontal
+// gap = D), with every H kept as hg = H - gap_open. Lanes with a fused add+max (DPX, int32:
+// Lane::FUSED) take five such ops per affine cell, two of them on the dependent chain along
+// the row:
+//   E[i][j]  = max(E[i-1][j] - ge, hg[i-1][j])
+//   d        = hg[i-1][j-1] + s(q_i, t_j)                   (local: max(that, -go), i.e. H >= 0)
+//   u        = max(E[i][j] - go, d)
+//   F[i][j]  = max(F[i][j-1] - ge, hg[i][j-1])
+//   hg[i][j] = max(F[i][j] - go, u)
+// Linear gaps need three: d, u = max(hg[i-1][j] - g, d), hg[i][j] = max(hg[i][j-1] - g, u).
+// half2 has no fused add+max, so it takes the form with the fewest separate ops instead: the
+// profile holds s + go and hg[i][j] = max(hg[i-1][j-1] + (s + go), E, F) - go (local: and 0).
+//
+// Each row is two passes over the thread's K columns: first what needs only row i-1 (E, d, u:
+// independent across columns), then the chain along the row (F, hg), which overwrites hg in
+// place. Registers per thread: hg[K] (the thread's columns), e[K] (affine only), sub[K]
+// (the row's profile scores, then u), snap[K] (local only: the row where the thread's best
+// score first appeared), and the left neighbour's hg/F for the current row.
+// Shared memory per group: the profile, (alphabet + 1) letters x G*K columns x PAIRS scores
+// of 1, 2 or 4 bytes, laid out so that the G threads' loads fall on distinct banks.
+//
+// Ends follow the CPU engine's tie rule: highest score, then smallest query end, then smallest
+// target end. Cells outside a pair (padding up to the group's largest pair) score 0 in the
+// profile, so they never beat a real cell of an earlier row or column.
+
+#include "lanes.cuh"
+
+namespace seqwarp {
+
+// ---------------------------------------------------------------------------------------------
+// 1. constants and small helpers
+// ---------------------------------------------------------------------------------------------
+constexpr int GLOBAL = 0;
+constexpr int SEMI_GLOBAL = 1;
+constexpr int LOCAL = 2;
+constexpr unsigned FULL = 0xffffffffu;
+constexpr int WORST = -2147483647 - 1;
+
+struct End {
+    int score;
+    int i;  // query end (row)
+    int j;  // target end (column)
+};
+
+// `N` 32-bit words of shared memory in one load (N = 4: 16 bytes, 2: 8 bytes, 1: 4 bytes)
+template <int N>
+__device__ __forceinline__ void load_words(const void* p, unsigned (&w)[N]) {
+    if constexpr (N == 4) {
+        const uint4 x = *reinterpret_cast<const uint4*>(p);
+        w[0] = x.x, w[1] = x.y, w[2] = x.z, w[3] = x.w;
+    } else if constexpr (N == 2) {
+        const uint2 x = *reinterpret_cast<const uint2*>(p);
+        w[0] = x.x, w[1] = x.y;
+    } else {
+        w[0] = *reinterpret_cast<const unsigned*>(p);
+    }
+}
+
+// bytes of {b:a} picked by selector s; a selector nibble with bit 3 set replicates the sign
+// of its byte (PTX prmt, default mode)
+__device__ __forceinline__ unsigned permute(unsigned a, unsigned b, unsigned s) {
+    unsigned r;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(s));
+    return r;
+}
+
+// the tie rule: a beats b when it scores higher, or ties with a smaller (row, column)
+__device__ __forceinline__ bool beats(const End& a, const End& b) {
+    return a.score > b.score || (a.score == b.score && (a.i < b.i || (a.i == b.i && a.j < b.j)));
+}
+
+// H on row 0 / column 0, k residues into the other sequence
+template <int MODE>
+__device__ __forceinline__ int boundary(int k, int go, int ge) {
+    return (MODE != GLOBAL || k == 0) ? 0 : -(go + (k - 1) * ge);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. the kernel
+// ---------------------------------------------------------------------------------------------
+// codes        all residues (queries and targets) in one buffer
+// q_start/...  per pair: first residue of the query / target in `codes`, and lengths (>= 1)
+// matrix       alpha x alpha substitution scores, row = query letter
+// scratch      per group: two buffers of (rows + 1) x (hg, F) bit patterns, the last column of
+//              a stripe handed to the next stripe (read only when the target needs > 1 stripe)
+// out          per pair: score, query end, target end
+template <int MODE, bool AFFINE, class L, int K, int G>
+__global__ void __launch_bounds__(128) align_score(
+    const unsigned char* __restrict__ codes,
+    const long long* __restrict__ q_start,
+    const int* __restrict__ q_len,
+    const long long* __restrict__ t_start,
+    const int* __restrict__ t_len,
+    int n_pairs,
+    const int* __restrict__ matrix,
+    int alpha,
+    int go,
+    int ge,
+    unsigned* __restrict__ scratch,
+    long long scratch_stride,
+    int* __restrict__ out) {
+    using V = typename L::V;
+    using P = typename L::P;
+    constexpr int PAIRS = L::PAIRS;
+    constexpr int COLS = G * K;                            // columns per stripe
+    constexpr int LOAD = K * (int)sizeof(P) >= 16 ? 16 : K * (int)sizeof(P);  // bytes per load
+    constexpr int W = LOAD / (int)sizeof(P);               // profile elements per load
+    static_assert(K % 8 == 0 && K % W == 0, "K must be a multiple of 8");
+
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int t = threadIdx.x % G;                         // thread index inside the group
+    const int group_in_block = threadIdx.x / G;
+    const long long group = (long long)blockIdx.x * (blockDim.x / G) + group_in_block;
+    const int letters = alpha + 1;                         // + the padding letter (scores 0)
+    P* prof = reinterpret_cast<P*>(smem) + (size_t)group_in_block * PAIRS * letters * COLS;
+
+    // the PAIRS pairs of this group; a missing pair has length 0 and no output
+    long long pid[PAIRS], qs[PAIRS], ts[PAIRS];
+    int m[PAIRS], n[PAIRS];
+    int M = 0, N = 0;
+#pragma unroll
+    for (int k = 0; k < PAIRS; ++k) {
+        pid[k] = group * PAIRS + k;
+        const bool real = pid[k] < n_pairs;
+        m[k] = real ? q_len[pid[k]] : 0;
+        n[k] = real ? t_len[pid[k]] : 0;
+        qs[k] = real ? q_start[pid[k]] : 0;
+        ts[k] = real ? t_start[pid[k]] : 0;
+        M = max(M, m[k]);
+        N = max(N, n[k]);
+    }
+    // loop bounds are uniform over the warp, so shuffles always see all 32 threads
+    const int Mw = (int)__reduce_max_sync(FULL, (unsigned)M);
+    const int Nw = (int)__reduce_max_sync(FULL, (unsigned)N);
+    if (Nw == 0) return;
+
+    const V v_go = L::splat(-go);                          // - gap open
+    const V v_ge = L::splat(-ge);                          // - gap extend
+    const V v_neg = L::neg();                              // minus infinity of the lane
+    End best[PAIRS];
+#pragma unroll
+    for (int k = 0; k < PAIRS; ++k) best[k] = End{MODE == LOCAL ? 0 : WORST, 0, 0};
+
+    const int stripes = (Nw + COLS - 1) / COLS;
+    const long long half_stride = scratch_stride / 2;
+    for (int stripe = 0; stripe < stripes; ++stripe) {
+        const int s0 = stripe * COLS;                      // columns s0+1 .. s0+COLS
+        const int c0 = s0 + t * K;                         // this thread: columns c0+1 .. c0+K
+        unsigned* sc_read = scratch + group * scratch_stride + (stripe & 1) * half_stride;
+        unsigned* sc_write = scratch + group * scratch_stride + ((stripe + 1) & 1) * half_stride;
+
+        // --- the subject profile of this stripe: prof[pair][letter][swizzled column] -------
+        __syncwarp();
+        for (int idx = t; idx < letters * COLS; idx += G) {
+            const int letter = idx / COLS;
+            const int col = idx % COLS;
+            const int owner = col / K, c = col % K;
+            const int slot = letter * COLS + ((c / W) * G + owner) * W + c % W;
+            const int j = s0 + col;                        // 0-based target residue
+#pragma unroll
+            for (int k = 0; k < PAIRS; ++k) {
+                int score = L::FUSED ? 0 : go;             // padding: substitution 0
+                if (letter < alpha && j < n[k]) score += matrix[letter * alpha + codes[ts[k] + j]];
+                prof[k * letters * COLS + slot] = L::to_profile(score);
+            }
+        }
+        __syncwarp();
+
+        // --- row 0 of this stripe's columns ---------------------------------------------------
+        V hg[K], e[K], snap[K];
+#pragma unroll
+        for (int c = 0; c < K; ++c) {
+            hg[c] = L::splat(boundary<MODE>(c0 + c + 1, go, ge) - go);
+            e[c] = v_neg;
+            snap[c] = v_neg;
+        }
+        V diag_left = L::splat(boundary<MODE>(c0, go, ge) - go);  // hg[i-1][c0]
+        V left = v_neg, f_left = v_neg;                   // hg[i][c0], F[i][c0] from the left
+        V local_best = L::splat(-go);                     // local: hg of H = 0
+        unsigned local_row = 0;
+        // global / semi-global: whether this thread holds column n of a pair, and the row at
+        // which it records an end (-1: none)
+        int end_row[PAIRS];
+        bool any_last = false;
+#pragma unroll
+        for (int k = 0; k < PAIRS; ++k) {
+            const bool has_last = n[k] > c0 && n[k] <= c0 + K;
+            any_last = any_last || has_last;
+            end_row[k] = (MODE == GLOBAL ? has_last : c0 < n[k]) ? m[k] : -1;
+        }
+
+        // --- windows of G rows: query letters (and the handed-on column for thread 0) -------
+        // window w holds row w*G + 1 + t in thread t; `cur` is the window of the current
+        // iteration, `prev` the one before, `next` is loaded a whole window ahead
+        auto letter_of = [&](int row) -> unsigned {
+            unsigned packed = 0;
+#pragma unroll
+            for (int k = 0; k < PAIRS; ++k) {
+                const unsigned a = row <= m[k] ? codes[qs[k] + row - 1] : (unsigned)alpha;
+                packed |= a << (8 * k);
+            }
+            return packed;
+        };
+        const bool handed = stripe > 0;
+        auto column_of = [&](int row, unsigned& h, unsigned& f) {
+            if (handed && row <= Mw) {
+                h = sc_read[2 * row];
+                f = sc_read[2 * row + 1];
+            } else {
+                h = 0;
+                f = 0;
+            }
+        };
+        unsigned q_prev = 0, q_cur = letter_of(1 + t), q_next = letter_of(G + 1 + t);
+        unsigned h_cur, f_cur, h_next, f_next;
+        column_of(1 + t, h_cur, f_cur);
+        column_of(G + 1 + t, h_next, f_next);
+
+        // hg of column 0 at thread 0's row (s + 1): -(go + s * ge) - go in global mode, else -go
+        unsigned edge_bits = L::bits(L::splat(boundary<MODE>(1, go, ge) - go));
+        const int iterations = Mw + G - 1;
+        for (int s = 0; s < iterations; ++s) {
+            const int s_in = s % G;
+            if (s_in == 0 && s > 0) {
+                q_prev = q_cur;
+                q_cur = q_next;
+                q_next = letter_of(s + G + 1 + t);
+                h_cur = h_next;
+                f_cur = f_next;
+                column_of(s + G + 1 + t, h_next, f_next);
+            }
+            const int i = s - t + 1;                       // this thread's row
+            const int back = (s_in - t) & (G - 1);
+            const unsigned from_cur = __shfl_sync(FULL, q_cur, back, G);
+            const unsigned from_prev = __shfl_sync(FULL, q_prev, back, G);
+            const unsigned q = s_in >= t ? from_cur : from_prev;
+            // thread 0's left neighbour: column 0 (stripe 0) or the handed-on column; selects,
+            // not branches, so the warp never splits here
+            unsigned col_h = edge_bits, col_f = L::bits(v_neg);
+            if (handed) {                                  // uniform over the warp
+                col_h = __shfl_sync(FULL, h_cur, s_in, G);
+                col_f = AFFINE ? __shfl_sync(FULL, f_cur, s_in, G) : 0u;
+            }
+            left = t == 0 ? L::from_bits(col_h) : left;
+            f_left = t == 0 ? L::from_bits(col_f) : f_left;
+            if (MODE == GLOBAL) edge_bits = L::bits(L::add(L::from_bits(edge_bits), v_ge));
+            V f = f_left;
+            if (i >= 1 && i <= Mw) {
+                // substitution scores of this row's letter(s) against the K columns
+                V sub[K];
+#pragma unroll
+                for (int v = 0; v < K / W; ++v) {
+                    const int offset = (v * G + t) * W;
+                    unsigned a[LOAD / 4];
+                    load_words(prof + (q & 0xff) * COLS + offset, a);
+                    if constexpr (PAIRS == 1) {
+#pragma unroll
+                        for (int w = 0; w < LOAD / 4; ++w) sub[v * W + w] = L::from_bits(a[w]);
+                    } else {
+                        // lane A's and lane B's scores of a column side by side
+                        unsigned b[LOAD / 4];
+                        load_words(prof + (letters + ((q >> 8) & 0xff)) * COLS + offset, b);
+#pragma unroll
+                        for (int w = 0; w < LOAD / 4; ++w) {
+                            if constexpr (sizeof(P) == 2) {
+                                sub[v * W + 2 * w] = L::from_bits(permute(a[w], b[w], 0x5410));
+                                sub[v * W + 2 * w + 1] = L::from_bits(permute(a[w], b[w], 0x7632));
+                            } else {
+#pragma unroll
+                                for (int j = 0; j < 4; ++j) {
+                                    const unsigned sel = j | (j | 8) << 4 | (4 + j) << 8 | (12 + j) << 12;
+                                    sub[v * W + 4 * w + j] = L::from_bits(permute(a[w], b[w], sel));
+                                }
+                            }
+                        }
+                    }
+                }
+                // the K cells of row i in two passes: first everything that needs only row
+                // i-1 (independent across columns; sub[c] becomes u), then the chain along
+                // the row, which overwrites hg in place
+#pragma unroll
+                for (int c = 0; c < K; ++c) {
+                    const V diag = c == 0 ? diag_left : hg[c - 1];
+                    if constexpr (AFFINE) e[c] = L::add_max(e[c], v_ge, hg[c]);
+                    const V up = AFFINE ? e[c] : hg[c];
+                    if constexpr (L::FUSED) {
+                        // u = max(diag + s, up - go)  (local: and -go, i.e. H >= 0)
+                        const V ds = MODE == LOCAL ? L::add_max(diag, sub[c], v_go)
+                                                   : L::add(diag, sub[c]);
+                        sub[c] = L::add_max(up, v_go, ds);
+                    } else {
+                        // the profile holds s + go: u = max(diag + (s + go), up)  (local: and 0)
+                        sub[c] = MODE == LOCAL ? L::add_max_relu(diag, sub[c], up)
+                                               : L::add_max(diag, sub[c], up);
+                    }
+                }
+                V h_left = left;
+#pragma unroll
+                for (int c = 0; c < K; ++c) {
+                    if constexpr (AFFINE) f = L::add_max(f, v_ge, h_left);
+                    const V side = AFFINE ? f : h_left;
+                    if constexpr (L::FUSED) {
+                        hg[c] = L::add_max(side, v_go, sub[c]);   // max(side - go, u)
+                    } else {
+                        hg[c] = L::add(L::max2(sub[c], side), v_go);
+                    }
+                    h_left = hg[c];
+                }
+                diag_left = left;
+
+                // --- end cells ---------------------------------------------------------------
+                if constexpr (MODE == LOCAL) {
+                    V row_max = hg[0];
+#pragma unroll
+                    for (int c = 1; c < K; ++c) row_max = L::max2(row_max, hg[c]);
+                    const unsigned mask = L::gt_mask(row_max, local_best);
+                    local_best = L::blend(mask, row_max, local_best);
+                    const unsigned row = PAIRS == 1 ? (unsigned)i : (unsigned)i * 0x10001u;
+                    local_row = (row & mask) | (local_row & ~mask);
+#pragma unroll
+                    for (int c = 0; c < K; ++c) snap[c] = L::blend(mask, hg[c], snap[c]);
+                } else {
+                    // semi-global: column n at rows < m, in every row (cheap unless ours)
+                    if (MODE == SEMI_GLOBAL && any_last) {
+#pragma unroll
+                        for (int k = 0; k < PAIRS; ++k) {
+                            const int lk = n[k] - c0 - 1;
+                            if (lk >= 0 && lk < K && i < m[k]) {
+                                int x = 0;
+#pragma unroll
+                                for (int c = 0; c < K; ++c)
+                                    if (c == lk) x = L::lane(hg[c], k);
+                                const End cand{x + go, i, n[k]};
+                                if (beats(cand, best[k])) best[k] = cand;
+                            }
+                        }
+                    }
+                    // row m: the end cell (global) or the last row (semi-global), once a pair
+                    bool at_end = i == end_row[0];
+                    if constexpr (PAIRS == 2) at_end = at_end || i == end_row[1];
+                    if (at_end) {
+#pragma unroll
+                        for (int k = 0; k < PAIRS; ++k) {
+                            const int lk = n[k] - c0 - 1;
+                            if (MODE == GLOBAL && i == end_row[k]) {
+                                int x = 0;
+#pragma unroll
+                                for (int c = 0; c < K; ++c)
+                                    if (c == lk) x = L::lane(hg[c], k);
+                                best[k] = End{x + go, m[k], n[k]};
+                            }
+                            if (MODE == SEMI_GLOBAL && i == end_row[k]) {
+#pragma unroll
+                                for (int c = 0; c < K; ++c) {
+                                    const End cand{L::lane(hg[c], k) + go, i, c0 + c + 1};
+                                    if (c0 + c + 1 <= n[k] && beats(cand, best[k])) best[k] = cand;
+                                }
+                            }
+                        }
+                    }
+                }
+                // the last thread hands its last column on to the next stripe
+                if (t == G - 1 && stripe + 1 < stripes) {
+                    sc_write[2 * i] = L::bits(hg[K - 1]);
+                    sc_write[2 * i + 1] = L::bits(f);
+                }
+            }
+            // hand row i's last column to the right neighbour (its row i at the next iteration)
+            const unsigned up_h = __shfl_up_sync(FULL, L::bits(hg[K - 1]), 1, G);
+            const unsigned up_f = AFFINE ? __shfl_up_sync(FULL, L::bits(f), 1, G) : 0u;
+            if (t > 0) {
+                left = L::from_bits(up_h);
+                f_left = L::from_bits(up_f);
+            }
+        }
+
+        if constexpr (MODE == LOCAL) {
+            // the first column of the snapshot row that holds the thread's best of this stripe
+#pragma unroll
+            for (int k = 0; k < PAIRS; ++k) {
+                const int b = L::lane(local_best, k);
+                if (b + go > 0) {
+                    int j = 0;
+#pragma unroll
+                    for (int c = K - 1; c >= 0; --c)
+                        if (L::lane(snap[c], k) == b) j = c0 + c + 1;
+                    const int row = PAIRS == 1 ? (int)local_row : (int)((local_row >> (16 * k)) & 0xffff);
+                    const End cand{b + go, row, j};
+                    if (beats(cand, best[k])) best[k] = cand;
+                }
+            }
+        }
+        __syncwarp();  // the next stripe reads what this one wrote
+    }
+
+    // --- reduce the group's candidates and write -----------------------------------------------
+#pragma unroll
+    for (int k = 0; k < PAIRS; ++k) {
+        End e_best = best[k];
+#pragma unroll
+        for (int delta = G / 2; delta > 0; delta /= 2) {
+            const End other{__shfl_xor_sync(FULL, e_best.score, delta, G),
+                            __shfl_xor_sync(FULL, e_best.i, delta, G),
+                            __shfl_xor_sync(FULL, e_best.j, delta, G)};
+            if (beats(other, e_best)) e_best = other;
+        }
+        if (t == 0 && pid[k] < n_pairs) {
+            out[3 * pid[k] + 0] = e_best.score;
+            out[3 * pid[k] + 1] = e_best.i;
+            out[3 * pid[k] + 2] = e_best.j;
+        }
+    }
+}
+
+}  // namespace seqwarp

@@ -1,0 +1,117 @@
+// lanes.cuh — lane types of the alignment kernels: one traits struct per way of holding scores.
+//
+// Paper: AnySeq/GPU (Müller et al., ICS'22), section 4 "half-precision arithmetic": two
+// independent alignments share one 32-bit register, one in each 16-bit half. The DP recurrence
+// (align_score.cu) is written once against these traits; a lane type is only the few
+// operations below.
+//
+// Contents
+//   1. LaneS32    one pair per group, exact int32 (any score the API accepts)
+//   2. LaneS16x2  two pairs per group, Hopper DPX on signed 16-bit halves
+//                 (__viaddmax_s16x2 / __vmaxs2 / __viaddmax_s16x2_relu: one SASS op each);
+//      LaneS16x2Bytes  the same with an 8-bit substitution profile
+//   3. LaneHalf2  two pairs per group, half2 arithmetic (__hadd2 / __hmax2); integers are exact
+//                 up to ±2048 and -inf is a true minus infinity
+//
+// Every struct has: V (the register type), P (the profile's score type), PAIRS, FUSED (add+max
+// is one instruction), neg() (below every reachable value), splat, to_profile, from_bits /
+// bits (V <-> its 32-bit pattern), add, add_max (max(a + b, c)), add_max_relu
+// (max(a + b, c, 0)), max2, gt_mask (all ones in each lane where a > b), blend (bits of a
+// where mask is set, else of b) and lane (one lane as an int).
+
+#ifndef SEQWARP_LANES_CUH
+#define SEQWARP_LANES_CUH
+
+#include <cuda_fp16.h>
+
+namespace seqwarp {
+
+// ---------------------------------------------------------------------------------------------
+// 1. LaneS32
+// ---------------------------------------------------------------------------------------------
+struct LaneS32 {
+    using V = int;             // one score
+    using P = int;             // profile element: one int32 score per (letter, column)
+    static constexpr int PAIRS = 1;
+    static constexpr bool FUSED = true;     // add+max is one instruction
+    static constexpr int NEG = -(1 << 30);  // the CPU engine's minus infinity
+
+    __device__ static V splat(int x) { return x; }
+    __device__ static P to_profile(int x) { return x; }
+    __device__ static V add(V a, V b) { return a + b; }
+    __device__ static V add_max(V a, V b, V c) { return __viaddmax_s32(a, b, c); }
+    __device__ static V add_max_relu(V a, V b, V c) { return __viaddmax_s32_relu(a, b, c); }
+    __device__ static V max2(V a, V b) { return max(a, b); }
+    __device__ static unsigned gt_mask(V a, V b) { return a > b ? 0xffffffffu : 0u; }
+    __device__ static V blend(unsigned mask, V a, V b) { return mask ? a : b; }
+    __device__ static int lane(V v, int) { return v; }
+    __device__ static V neg() { return NEG; }
+    __device__ static V from_bits(unsigned x) { return (int)x; }
+    __device__ static unsigned bits(V v) { return (unsigned)v; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// 2. LaneS16x2 (DPX)
+// ---------------------------------------------------------------------------------------------
+struct LaneS16x2 {
+    using V = unsigned;             // low half: pair A, high half: pair B (signed 16-bit each)
+    using P = unsigned short;       // profile element: one int16 score
+    static constexpr int PAIRS = 2;
+    static constexpr bool FUSED = true;
+    static constexpr int NEG = -(1 << 14);  // NEG - gap_extend stays far from -32768
+
+    __device__ static V splat(int x) { return (unsigned(x) & 0xffffu) * 0x10001u; }
+    __device__ static P to_profile(int x) { return (unsigned short)(x & 0xffff); }
+    // a plain 16x2 add has no single Hopper instruction; max(a + b, -32768) is one DPX op
+    __device__ static V add(V a, V b) { return __viaddmax_s16x2(a, b, 0x80008000u); }
+    __device__ static V add_max(V a, V b, V c) { return __viaddmax_s16x2(a, b, c); }
+    __device__ static V add_max_relu(V a, V b, V c) { return __viaddmax_s16x2_relu(a, b, c); }
+    __device__ static V max2(V a, V b) { return __vmaxs2(a, b); }
+    __device__ static unsigned gt_mask(V a, V b) { return __vcmpgts2(a, b); }
+    __device__ static V blend(unsigned mask, V a, V b) { return (a & mask) | (b & ~mask); }
+    __device__ static int lane(V v, int k) { return (int)(short)(k ? v >> 16 : v & 0xffffu); }
+    __device__ static V neg() { return splat(NEG); }
+    __device__ static V from_bits(unsigned x) { return x; }
+    __device__ static unsigned bits(V v) { return v; }
+};
+
+// LaneS16x2 with an 8-bit profile: half the shared memory per group, for matrices whose
+// scores all fit a signed byte (the kernel widens each byte with a sign-extending byte permute)
+struct LaneS16x2Bytes : LaneS16x2 {
+    using P = signed char;
+    __device__ static P to_profile(int x) { return (signed char)x; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// 3. LaneHalf2
+// ---------------------------------------------------------------------------------------------
+struct LaneHalf2 {
+    using V = __half2;              // low half: pair A, high half: pair B
+    using P = unsigned short;       // profile element: the bits of one half
+    static constexpr int PAIRS = 2;
+    static constexpr bool FUSED = false;    // add then max: two instructions
+
+    __device__ static V splat(int x) { return __float2half2_rn((float)x); }
+    __device__ static P to_profile(int x) { return __half_as_ushort(__int2half_rn(x)); }
+    __device__ static V add(V a, V b) { return __hadd2(a, b); }
+    __device__ static V add_max(V a, V b, V c) { return __hmax2(__hadd2(a, b), c); }
+    __device__ static V add_max_relu(V a, V b, V c) {
+        return __hmax2(__hmax2(__hadd2(a, b), c), __float2half2_rn(0.0f));
+    }
+    __device__ static V max2(V a, V b) { return __hmax2(a, b); }
+    __device__ static unsigned gt_mask(V a, V b) { return __hgt2_mask(a, b); }
+    __device__ static V blend(unsigned mask, V a, V b) {
+        unsigned x = (bits(a) & mask) | (bits(b) & ~mask);
+        return from_bits(x);
+    }
+    __device__ static int lane(V v, int k) {
+        return (int)__half2float(k ? __high2half(v) : __low2half(v));
+    }
+    __device__ static V neg() { return from_bits(0xfc00fc00u); }  // (-inf, -inf)
+    __device__ static unsigned bits(V v) { return *reinterpret_cast<unsigned*>(&v); }
+    __device__ static V from_bits(unsigned x) { return *reinterpret_cast<V*>(&x); }
+};
+
+}  // namespace seqwarp
+
+#endif  // SEQWARP_LANES_CUH
