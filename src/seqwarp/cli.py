@@ -22,6 +22,10 @@ __all__ = ["main"]
 # sub-command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "align": ("seqwarp.align.cli", "batched pairwise alignment (pairs, all-vs-all, top-k)"),
+    "extend": (
+        "seqwarp.assembly.cli",
+        "extend contig ends with overhanging reads (MetaHipMer2 local assembly)",
+    ),
     "demo": ("seqwarp._demo", "align the bundled demo data and print a short table"),
     "info": ("seqwarp._info", "versions, backends and whether a GPU is usable"),
 }

@@ -1,0 +1,106 @@
+"""``seqwarp extend``: every option exercised once through ``seqwarp.cli.main``."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from assembly_simulate import random_dna, revcomp, simulate_pairs, write_pairs
+
+from seqwarp.assembly.report import END_COLUMNS
+from seqwarp.cli import main
+
+GENOME = random_dna(3000, 7)
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("cli")
+    r1, r2 = write_pairs(directory, simulate_pairs(GENOME, 400, 1))
+    contigs = directory / "contigs.fa"
+    contigs.write_text(f">c1\n{GENOME[1000:2000]}\n>c2\n{revcomp(GENOME[2200:2600])}\n")
+    return directory, contigs, r1, r2
+
+
+def run(*args) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["extend", *map(str, args)], stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def report_rows(path) -> list[list[str]]:
+    lines = path.read_text().splitlines()
+    assert lines[0].split("\t") == list(END_COLUMNS)
+    return [line.split("\t") for line in lines[1:]]
+
+
+def test_outputs_and_report(data, tmp_path):
+    _, contigs, r1, r2 = data
+    fasta, tsv = tmp_path / "out.fa", tmp_path / "ends.tsv"
+    code, out, err = run(contigs, r1, r2, "-o", fasta, "--report", tsv)
+    assert (code, out) == (0, "")
+    assert err == (
+        "seqwarp extend: 4 contig ends walked, 1555 bases added; outcomes X=4 F=0 R=0 limit=0; "
+        "insert size (396, 20), walk limit 436, depth from read coverage\n"
+    )
+    assert fasta.read_text() == f">c1\n{GENOME[596:2376]}\n>c2\n{revcomp(GENOME[1818:2993])}\n"
+    assert report_rows(tsv)[0] == ["c1", "R", "78", "41", "21", "376", "X", "1", "1", "0", "0"]
+
+
+def test_fasta_to_stdout_by_default(data):
+    _, contigs, r1, r2 = data
+    code, out, _ = run(contigs, r1, r2)
+    assert code == 0
+    assert out.splitlines()[1] == GENOME[596:2376]
+
+
+def test_insert_size_option(data, tmp_path):
+    _, contigs, r1, r2 = data
+    code, _, err = run(contigs, r1, r2, "-i", "100:10", "-o", tmp_path / "o.fa")
+    assert code == 0
+    assert "limit=4;" in err and "walk limit 120" in err
+
+
+def test_k_option_starts_the_walk_at_that_k(data, tmp_path):
+    _, contigs, r1, r2 = data
+    tsv = tmp_path / "ends.tsv"
+    assert run(contigs, r1, r2, "-k", "33", "--report", tsv, "-o", tmp_path / "o.fa")[0] == 0
+    # X at 33 -> down-shift to 25 -> X -> 17 < 21: two iterations, the first wins the tie
+    assert {(row[4], row[7]) for row in report_rows(tsv)} == {("33", "2")}
+
+
+def test_depth_option(data, tmp_path):
+    _, contigs, r1, r2 = data
+    code, _, err = run(contigs, r1, r2, "--depth", "headers", "-o", tmp_path / "o.fa")
+    assert (code, err) == (
+        2,
+        f"seqwarp extend: error: {contigs}: not every contig header carries its depth as multi=\n",
+    )
+
+
+def test_read_selection_options(data, tmp_path):
+    _, contigs, r1, r2 = data
+    tsv = tmp_path / "ends.tsv"
+    args = ("--max-reads", "5", "--ties", "lowest", "--both-sides", "--min-read-length", "0")
+    assert run(contigs, r1, r2, *args, "--report", tsv, "-o", tmp_path / "o.fa")[0] == 0
+    assert {row[2] for row in report_rows(tsv)} == {"5"}
+
+
+def test_threads_and_keep_short(data, tmp_path):
+    directory, _, r1, r2 = data
+    contigs = directory / "with_short.fa"
+    contigs.write_text(f">c1\n{GENOME[1000:2000]}\n>tiny\nACGT\n")
+    code, out, _ = run(contigs, r1, r2, "--keep-short", "-t", "1")
+    assert code == 0
+    assert out.splitlines()[2:] == [">tiny", "ACGT"]
+
+
+def test_alignments_option_reads_a_sam(data, tmp_path):
+    _, contigs, r1, r2 = data
+    sam = tmp_path / "none.sam"
+    sam.write_text("@HD\tVN:1.6\n@SQ\tSN:c1\tLN:1000\n@SQ\tSN:c2\tLN:400\n")
+    code, out, err = run(contigs, r1, r2, "--alignments", sam, "-i", "400:20")
+    # no alignments: nothing walked, contigs unchanged
+    assert code == 0
+    assert out == f">c1\n{GENOME[1000:2000]}\n>c2\n{revcomp(GENOME[2200:2600])}\n"
+    assert err.startswith("seqwarp extend: 0 contig ends walked, 0 bases added;")
