@@ -12,6 +12,13 @@ from typing import IO
 __all__ = ["atomic_output"]
 
 
+def _umask() -> int:
+    """The process umask (read by setting it and putting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike[str] | None, mode: str = "w") -> Iterator[IO]:
     """Yield a file that replaces ``path`` only if the block completes; ``None`` or ``-``: stdout.
@@ -30,6 +37,7 @@ def atomic_output(path: str | os.PathLike[str] | None, mode: str = "w") -> Itera
         prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=directory
     )
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, mode) as handle:
             yield handle
             handle.flush()
