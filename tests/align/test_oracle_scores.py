@@ -14,6 +14,7 @@ SCORINGS = {
     "dna-linear": Scoring.dna(2, -1, 1, 1),
     "dna-affine": Scoring.dna(2, -1, 2, 1),
     "dna-affine-wide": Scoring.dna(1, -3, 5, 2),
+    "dna-n-neutral": Scoring.dna(2, -1, 2, 1, n_score=0),  # not plain match/mismatch
     "protein-linear": Scoring.from_matrix("BLOSUM62", 4, 4),
     "protein-affine": Scoring.from_matrix("BLOSUM62", 11, 1),
     "protein-blosum50": Scoring.from_matrix("BLOSUM50", 10, 2),

@@ -55,6 +55,8 @@ def score(
             order, offsets = lane_groups(q_len, t_len, cpu_lanes.LANES)
             order = order[fast[order]]
             offsets = np.unique(np.minimum(offsets, len(order)))
+            fused = cpu_lanes.match_mismatch(matrix)
+            lane_params = np.array([*params, fused is not None, *(fused or (0, 0))], dtype=np.int64)
             cpu_lanes.score_groups(
                 queries.codes,
                 queries.offsets,
@@ -65,7 +67,7 @@ def score(
                 order,
                 offsets,
                 matrix.astype(np.float32),
-                params,
+                lane_params,
                 out,
             )
     if slow.size:

@@ -28,8 +28,20 @@ BLOCK = 4 * LANES
 EXACT_LIMIT = 1 << 20  # |values| stay below this: exact in float32 with ample margin
 NEG = np.float32(-(1 << 23))
 PAD_SCORE = np.float32(-(1 << 22))
+PAD_CODE = np.float32(5.0)  # DNA target padding (the alphabet's size) in the match/mismatch path
 
 U = np.uint64
+
+
+def match_mismatch(matrix: np.ndarray) -> tuple[int, int] | None:
+    """``(match, mismatch)`` when a DNA matrix is plain match/mismatch with ``N`` scoring as a
+    mismatch against everything (the fused row applies), else ``None``."""
+    if matrix.shape != (5, 5):
+        return None
+    match, mismatch = int(matrix[0, 0]), int(matrix[0, 1])
+    expected = np.full((5, 5), mismatch)
+    np.fill_diagonal(expected[:4, :4], match)
+    return (match, mismatch) if np.array_equal(matrix, expected) else None
 
 
 def lane_safe(q_len: np.ndarray, t_len: np.ndarray, worst: int) -> np.ndarray:
@@ -57,29 +69,80 @@ def _substitutions(sub, t_pad, prof, n, codes):
 
 
 @jit
+def _cell(C, b, a, lane, s, gap_open, gap_extend, floor):
+    """One lane's cell of column block ``b`` (left neighbour block ``a``), substitution ``s``.
+
+    The recurrence of ``cpu._fill_rows``, written once and inlined into both row loops.
+    """
+    up = C[b + lane]
+    x = up - gap_open
+    y = C[b + U(LANES) + lane] - gap_extend
+    e = x if x > y else y
+    x2 = C[a + lane] - gap_open
+    y2 = C[a + U(2 * LANES) + lane] - gap_extend
+    f = x2 if x2 > y2 else y2
+    h = C[a + U(3 * LANES) + lane] + s
+    h = h if h > e else e
+    h = h if h > f else f
+    h = h if h > floor else floor
+    C[b + U(3 * LANES) + lane] = up
+    C[b + lane] = h
+    C[b + U(LANES) + lane] = e
+    C[b + U(2 * LANES) + lane] = f
+    return h
+
+
+@jit
 def _row(C, sub, gap_open, gap_extend, floor, n):
-    """One DP row over columns ``1..n`` for all lanes (the recurrence of ``cpu._fill_rows``)."""
+    """One DP row over columns ``1..n`` for all lanes, substitutions from ``sub``."""
     for j0 in range(1, n + 1):
         b = U(j0 * BLOCK)
-        a = U(b - BLOCK)
         s_base = U((j0 - 1) * LANES)
         for lane_index in range(LANES):
             lane = U(lane_index)
-            up = C[b + lane]
-            x = up - gap_open
-            y = C[b + U(LANES) + lane] - gap_extend
-            e = x if x > y else y
-            x2 = C[a + lane] - gap_open
-            y2 = C[a + U(2 * LANES) + lane] - gap_extend
-            f = x2 if x2 > y2 else y2
-            h = C[a + U(3 * LANES) + lane] + sub[s_base + lane]
-            h = h if h > e else e
-            h = h if h > f else f
-            h = h if h > floor else floor
-            C[b + U(3 * LANES) + lane] = up
-            C[b + lane] = h
-            C[b + U(LANES) + lane] = e
-            C[b + U(2 * LANES) + lane] = f
+            _cell(C, b, b - U(BLOCK), lane, sub[s_base + lane], gap_open, gap_extend, floor)
+
+
+@jit
+def _row_match(
+    C,
+    q_row,
+    t_pad,
+    match,
+    mismatch,
+    gap_open,
+    gap_extend,
+    floor,
+    n,
+    track,
+    t_len_f,
+    row_max,
+    row_arg,
+):
+    """One DP row for match/mismatch DNA scoring, scores formed inline (no substitution pass).
+
+    ``q_row`` holds this row's query codes with ``N`` as -1, so it equals no target code;
+    target padding (code ``PAD_CODE``) scores ``PAD_SCORE``. With ``track`` (local mode) it
+    also keeps each lane's row maximum over its own columns and the first column holding it,
+    which saves the separate ``_row_best`` pass.
+    """
+    for lane_index in range(LANES):
+        row_max[lane_index] = NEG
+        row_arg[lane_index] = 0.0
+    for j0 in range(1, n + 1):
+        b = U(j0 * BLOCK)
+        s_base = U((j0 - 1) * LANES)
+        fj = np.float32(j0)
+        for lane_index in range(LANES):
+            lane = U(lane_index)
+            t = t_pad[s_base + lane]
+            s = match if t == q_row[lane] else mismatch
+            s = PAD_SCORE if t == PAD_CODE else s
+            h = _cell(C, b, b - U(BLOCK), lane, s, gap_open, gap_extend, floor)
+            if track:
+                better = (h > row_max[lane]) & (fj <= t_len_f[lane])
+                row_max[lane] = h if better else row_max[lane]
+                row_arg[lane] = fj if better else row_arg[lane]
 
 
 @jit
@@ -147,11 +210,20 @@ def _score_group(
     t_len_f = t_len.astype(np.float32)
     best_i = np.zeros(LANES, np.int64)
     best_j = np.zeros(LANES, np.int64)
+    matched = params[3] == 1
+    match = np.float32(params[4])
+    mismatch = np.float32(params[5])
+    q_row = np.empty(LANES, np.float32)
     for i in range(1, m + 1):
-        for c in range(alphabet):
+        if matched:
             for lane in range(LANES):
-                prof[c * LANES + lane] = matrix[q_pad[(i - 1) * LANES + lane], c]
-        _substitutions(sub, t_pad, prof, n, alphabet + 1)
+                code = q_pad[(i - 1) * LANES + lane]
+                q_row[lane] = np.float32(-1.0) if code == 4 else np.float32(code)
+        else:
+            for c in range(alphabet):
+                for lane in range(LANES):
+                    prof[c * LANES + lane] = matrix[q_pad[(i - 1) * LANES + lane], c]
+            _substitutions(sub, t_pad, prof, n, alphabet + 1)
         edge = np.float32(0.0)
         if mode == GLOBAL:
             edge = -(gap_open + (i - 1) * gap_extend)
@@ -159,10 +231,28 @@ def _score_group(
             C[3 * LANES + lane] = C[lane]
             C[lane] = edge
             C[2 * LANES + lane] = NEG
-        _row(C, sub, gap_open, gap_extend, floor, n)
+        if matched:
+            _row_match(
+                C,
+                q_row,
+                t_pad,
+                match,
+                mismatch,
+                gap_open,
+                gap_extend,
+                floor,
+                n,
+                mode == LOCAL,
+                t_len_f,
+                row_max,
+                row_arg,
+            )
+        else:
+            _row(C, sub, gap_open, gap_extend, floor, n)
         # end-cell bookkeeping, row-major first occurrence of the best (cpu._finish's rule)
         if mode == LOCAL:
-            _row_best(C, n, t_len_f, row_max, row_arg)
+            if not matched:
+                _row_best(C, n, t_len_f, row_max, row_arg)
             for lane in range(size):
                 if i <= q_len[lane] and row_max[lane] > best[lane]:
                     best[lane] = row_max[lane]
