@@ -26,6 +26,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "seqwarp.assembly.cli",
         "extend contig ends with overhanging reads (MetaHipMer2 local assembly)",
     ),
+    "hmmsearch": (
+        "seqwarp.hmm.cli",
+        "search profile HMMs against a sequence database (HMMER 3.4 compatible)",
+    ),
     "demo": ("seqwarp._demo", "align the bundled demo data and print a short table"),
     "info": ("seqwarp._info", "versions, backends and whether a GPU is usable"),
 }

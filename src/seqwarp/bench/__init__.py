@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m seqwarp.bench {align,align-gpu,hmm,assembly}`."""

@@ -1,0 +1,296 @@
+"""numba filter kernels: HMMER 3.4's MSV (byte), Viterbi filter (word) and bias filter.
+
+MSV/SSV and the Viterbi filter read the striped blocks of ``plan.pack``: one CPU thread per
+block, walking its S lanes one after the other (a GPU warp advances them in lockstep; the
+results are the same, every sequence is computed independently). The bias filter is a
+two-state forward pass per sequence over the CSR buffer. Each kernel reproduces HMMER's
+integer arithmetic (saturating unsigned bytes, saturating signed words) and its final float32
+steps, so the scores equal ``p7_MSVFilter`` / ``p7_ViterbiFilter`` bit for bit, +inf overflows
+included. The inner MSV loop stays in ``uint8`` so that LLVM turns it into AVX-512/AVX2
+saturating byte instructions (``vpaddusb``/``vpsubusb``/``vpmaxub``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._jit import jit, parallel_jit, prange
+from .profile import BASE_B, BASE_W, END, PAD, SCALE_B, SCALE_W
+
+__all__ = ["bias_scores", "msv_blocks", "viterbi_blocks"]
+
+WORD_MIN = -32768
+WORD_MAX = 32767
+
+
+@jit
+def _adds(a: int, b: int) -> int:
+    """Signed 16-bit saturating add (``_mm_adds_epi16``)."""
+    s = a + b
+    if s > WORD_MAX:
+        return WORD_MAX
+    if s < WORD_MIN:
+        return WORD_MIN
+    return s
+
+
+@jit
+def _third_bits_to_nats(xj: int, tjb: int) -> np.float32:
+    """The filters' last float steps: third-bits to nats, minus the 3-nat N/C/J loop term."""
+    sc = np.float32(np.float32(xj - tjb) - np.float32(BASE_B))
+    sc = np.float32(sc / SCALE_B)
+    return np.float32(np.float64(sc) - 3.0)
+
+
+@jit
+def _ssv_score(top: int, xb0: int, tjb: int, jb: int, tec: int, bias: int, over: bool):
+    """``p7_SSVFilter``: NaN (no result) when SSV is not valid for these costs or when its
+    best cell minus tec rises above base (the J state might matter); otherwise the single-hit
+    score, whose maximum also counts the empty begin state. On byte overflow this returns
+    +inf, where HMMER's SSV returns +inf or no result (MSV then returns +inf either way)."""
+    if over:
+        return np.float32(np.inf)
+    if jb + tec + bias >= 127 or top - tec > BASE_B:
+        return np.float32(np.nan)
+    return _third_bits_to_nats(max(xb0, top) - tec, tjb)
+
+
+@parallel_jit
+def msv_blocks(residues, row_offsets, lane_offsets, lane_order, tjb, cost, bias, tbm, tec):
+    """``p7_MSVFilter`` and ``p7_SSVFilter`` scores (nats) of every sequence of the blocks.
+
+    MSVFilter returns SSV's score where SSV has one, else the MSV value (+inf on overflow):
+    the two differ when every cell scores below begin (tiny models such as M=1).
+
+    Indices: b block, s lane, r row, k model node, x residue code, q sequence. A CPU thread
+    takes a whole block and walks its lanes one after the other (a GPU warp walks them in
+    lockstep); each lane's column is a run of sequences separated by END codes.
+    """
+    lanes = residues.shape[1]
+    M = cost.shape[1] - 1
+    n = lane_order.shape[0]
+    scores = np.empty(n, dtype=np.float32)
+    ssv = np.empty(n, dtype=np.float32)
+    bias_u8 = np.uint8(bias)
+    for b in prange(row_offsets.shape[0] - 1):
+        prev = np.zeros(M + 1, dtype=np.uint8)
+        cur = np.zeros(M + 1, dtype=np.uint8)
+        for s in range(lanes):
+            g = b * lanes + s
+            slot = lane_offsets[g]
+            if slot == lane_offsets[g + 1]:
+                continue
+            q = lane_order[slot]
+            prev[:] = 0
+            xj = 0
+            top = 0  # best cell over all rows (SSV's xE)
+            jb = tjb[q] + tbm
+            xb0 = max(BASE_B - jb, 0)
+            xb = xb0
+            over = False
+            for r in range(row_offsets[b], row_offsets[b + 1]):
+                x = residues[r, s]
+                if x == PAD:
+                    break
+                if x == END:
+                    ssv[q] = _ssv_score(top, xb0, tjb[q], jb, tec, bias, over)
+                    if not np.isnan(ssv[q]):
+                        scores[q] = ssv[q]
+                    elif over:
+                        scores[q] = np.inf
+                    else:
+                        scores[q] = _third_bits_to_nats(xj, tjb[q])
+                    slot += 1
+                    if slot == lane_offsets[g + 1]:
+                        break
+                    q = lane_order[slot]
+                    prev[:] = 0
+                    xj = 0
+                    top = 0
+                    jb = tjb[q] + tbm
+                    xb0 = max(BASE_B - jb, 0)
+                    xb = xb0
+                    over = False
+                    continue
+                if over:
+                    continue
+                row = cost[x]
+                base = np.uint8(xb)
+                xe = np.uint8(0)
+                for k in range(1, M + 1):  # uint8 only, so that LLVM vectorises it
+                    v = max(prev[k - 1], base)
+                    v = np.uint8(v + min(bias_u8, np.uint8(255 - v)))
+                    c = row[k]
+                    v = np.uint8(max(v, c) - c)
+                    cur[k] = v
+                    xe = max(xe, v)
+                prev, cur = cur, prev
+                top = max(top, np.int64(xe))
+                if np.int64(xe) + bias >= 255:
+                    over = True
+                    continue
+                xj = max(xj, np.int64(xe) - tec)
+                xb = max(max(BASE_B, xj) - jb, 0)
+    return scores, ssv
+
+
+@jit
+def _viterbi_score(xc: int, move: int, over: bool) -> np.float32:
+    """``p7_ViterbiFilter``'s final float steps (+inf on overflow, -inf without a path)."""
+    if over:
+        return np.float32(np.inf)
+    if xc == WORD_MIN:
+        return np.float32(-np.inf)
+    sc = np.float32(np.float32(xc) + np.float32(move) - np.float32(BASE_W))
+    sc = np.float32(sc / SCALE_W)
+    return np.float32(np.float64(sc) - 3.0)
+
+
+@jit
+def _viterbi_row(e, trans, xb, mp, ip, dp, mn, inn, dn):
+    """One row of the word Viterbi filter for one sequence; returns xE (max over M(i, k)).
+
+    Indices: k model node. Previous row in (mp, ip, dp), new row into (mn, inn, dn).
+    The M and I cells only look at the previous row, so their loop vectorises; the D cells
+    form a max-plus chain along k, which runs serially only when a D -> D step beats the
+    M -> D candidates somewhere (HMMER's lazy-F idea, kept exact).
+    """
+    M = mn.shape[0] - 1
+    lo = np.int32(WORD_MIN)
+    hi = np.int32(WORD_MAX)
+    xbv = np.int32(xb)
+    xe = lo
+    for k in range(1, M + 1):
+        sv = np.int32(min(np.int32(max(np.int32(xbv + trans[0, k]), lo)), hi))
+        sv = np.int32(max(sv, np.int32(max(np.int32(mp[k - 1] + trans[1, k]), lo))))
+        sv = np.int32(max(sv, np.int32(max(np.int32(ip[k - 1] + trans[2, k]), lo))))
+        sv = np.int32(max(sv, np.int32(max(np.int32(dp[k - 1] + trans[3, k]), lo))))
+        sv = np.int32(min(np.int32(max(np.int32(sv + e[k]), lo)), hi))
+        mn[k] = sv
+        xe = np.int32(max(xe, sv))
+        stay = np.int32(max(np.int32(ip[k] + trans[6, k]), lo))
+        inn[k] = np.int32(max(np.int32(max(np.int32(mp[k] + trans[5, k]), lo)), stay))
+    dn[1] = lo
+    for k in range(2, M + 1):  # D cells from M -> D alone
+        dn[k] = np.int32(max(np.int32(mn[k - 1] + trans[4, k - 1]), lo))
+    gain = np.int32(0)
+    for k in range(2, M + 1):  # does any D -> D step beat them?
+        gain = np.int32(max(gain, np.int32(dn[k - 1] + trans[7, k - 1] - dn[k])))
+    if gain > 0:  # then run the chain; transitions are <= 0, so the -32768 floor never binds
+        d = np.int64(lo)
+        for k in range(2, M + 1):
+            d = max(np.int64(dn[k]), d + trans[7, k - 1])
+            dn[k] = d
+    return xe
+
+
+@jit
+def _viterbi_score(xc: int, move: int, over: bool) -> np.float32:
+    """``p7_ViterbiFilter``'s final float steps (+inf on overflow, -inf without a path)."""
+    if over:
+        return np.float32(np.inf)
+    if xc == WORD_MIN:
+        return np.float32(-np.inf)
+    sc = np.float32(np.float32(xc) + np.float32(move) - np.float32(BASE_W))
+    sc = np.float32(sc / SCALE_W)
+    return np.float32(np.float64(sc) - 3.0)
+
+
+@parallel_jit
+def viterbi_blocks(residues, row_offsets, lane_offsets, lane_order, move, emit, trans, e_move):
+    """Viterbi-filter score (nats, +inf on overflow, -inf if no path) of every sequence.
+
+    Indices: b block, s lane, r row, k model node, x residue code, q sequence.
+    ``trans`` rows: 0 BM, 1 MM, 2 IM, 3 DM into node k; 4 MD, 5 MI, 6 II, 7 DD out of node k.
+    A CPU thread takes a whole block and walks its lanes one after the other.
+    """
+    lanes = residues.shape[1]
+    M = emit.shape[1] - 1
+    n = lane_order.shape[0]
+    scores = np.empty(n, dtype=np.float32)
+    emit32 = emit.astype(np.int32)
+    tr = trans.astype(np.int32)
+    for b in prange(row_offsets.shape[0] - 1):
+        rows = np.full((6, M + 1), WORD_MIN, dtype=np.int32)
+        for s in range(lanes):
+            g = b * lanes + s
+            slot = lane_offsets[g]
+            if slot == lane_offsets[g + 1]:
+                continue
+            q = lane_order[slot]
+            rows[:, :] = WORD_MIN
+            old = 0
+            xb = _adds(BASE_W, move[q])
+            xc = WORD_MIN
+            xj = WORD_MIN
+            over = False
+            for r in range(row_offsets[b], row_offsets[b + 1]):
+                x = residues[r, s]
+                if x == PAD:
+                    break
+                if x == END:
+                    scores[q] = _viterbi_score(xc, move[q], over)
+                    slot += 1
+                    if slot == lane_offsets[g + 1]:
+                        break
+                    q = lane_order[slot]
+                    rows[:, :] = WORD_MIN
+                    xb = _adds(BASE_W, move[q])
+                    xc = WORD_MIN
+                    xj = WORD_MIN
+                    over = False
+                    continue
+                if over:
+                    continue
+                new = 3 - old
+                xe = _viterbi_row(
+                    emit32[x], tr, xb, rows[old], rows[old + 1], rows[old + 2],
+                    rows[new], rows[new + 1], rows[new + 2],
+                )  # fmt: skip
+                old = new
+                if xe >= WORD_MAX:
+                    over = True
+                    continue
+                xc = max(xc, _adds(xe, e_move))
+                xj = max(xj, _adds(xe, e_move))
+                xb = max(_adds(xj, move[q]), _adds(BASE_W, move[q]))
+    return scores
+
+
+@parallel_jit
+def bias_scores(codes, offsets, odds, t10, t11):
+    """HMMER's bias-filter score (nats) of each CSR sequence: two-state forward plus null.
+
+    Indices: q sequence, i residue. State 0 emits the background (odds 1), state 1 ``odds``.
+    """
+    n = offsets.shape[0] - 1
+    scores = np.empty(n, dtype=np.float32)
+    for q in prange(n):
+        start = offsets[q]
+        length = offsets[q + 1] - start
+        p1 = np.float32(np.float32(length) / np.float32(length + 1))
+        t00 = p1
+        t01 = np.float32(np.float32(1.0) - p1)
+        total = np.float32(0.0)
+        d0 = np.float32(0.999)
+        d1 = np.float32(0.001)
+        for i in range(length):
+            o = odds[codes[start + i]]
+            if i == 0:
+                a = d0
+                c = np.float32(d1 * o)
+            else:
+                a = np.float32(np.float32(d0 * t00) + np.float32(d1 * t10))
+                c = np.float32(np.float32(d0 * t01) + np.float32(d1 * t11))
+                c = np.float32(c * o)
+            top = max(a, c)
+            d0 = np.float32(a / top)
+            d1 = np.float32(c / top)
+            total = np.float32(total + np.float32(math.log(top)))
+        if length > 0:
+            total = np.float32(total + np.float32(math.log(np.float32(d0 + d1))))
+        null = np.float32(np.float32(length) * np.float32(math.log(p1)))
+        scores[q] = np.float32(total + null + np.float32(math.log(np.float32(1.0) - p1)))
+    return scores
