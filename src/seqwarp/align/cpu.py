@@ -174,6 +174,68 @@ def _recompute_block(
 
 
 @jit
+def trace(q, t, mode, flags, base, row_stride, col_stride, first_row, walk, ops):
+    """Walk the direction flags back from ``walk``'s cell; the one traceback of the engine.
+
+    ``flags[base + (i - first_row) * row_stride + j * col_stride]`` holds cell ``(i, j)``'s
+    flags for rows ``i >= first_row``. ``walk`` = (i, j, state, ops written, matches,
+    mismatches) is updated in place and ops are appended to ``ops`` in reverse order.
+    Returns True when the alignment is complete, False when the walk needs rows above
+    ``first_row`` (the caller recomputes that block and calls again).
+    """
+    i, j, state, count, matches, mismatches = walk[0], walk[1], walk[2], walk[3], walk[4], walk[5]
+    done = True
+    while True:
+        if state == 0 and (i == 0 or j == 0):
+            if mode == GLOBAL:
+                while j > 0:
+                    ops[count] = OP_DELETE
+                    count += 1
+                    j -= 1
+                while i > 0:
+                    ops[count] = OP_INSERT
+                    count += 1
+                    i -= 1
+            break
+        if i < first_row:
+            done = False
+            break
+        cell = flags[base + (i - first_row) * row_stride + j * col_stride]
+        if state == 0:
+            source = cell & 3
+            if source == FROM_ZERO:
+                break
+            if source == FROM_DIAG:
+                if q[i - 1] == t[j - 1]:
+                    ops[count] = OP_MATCH
+                    matches += 1
+                else:
+                    ops[count] = OP_MISMATCH
+                    mismatches += 1
+                count += 1
+                i -= 1
+                j -= 1
+            elif source == FROM_E:
+                state = 1
+            else:
+                state = 2
+        elif state == 1:
+            ops[count] = OP_INSERT
+            count += 1
+            if cell & E_OPENED:
+                state = 0
+            i -= 1
+        else:
+            ops[count] = OP_DELETE
+            count += 1
+            if cell & F_OPENED:
+                state = 0
+            j -= 1
+    walk[0], walk[1], walk[2], walk[3], walk[4], walk[5] = i, j, state, count, matches, mismatches
+    return done
+
+
+@jit
 def _align_pair(q, t, matrix, mode, gap_open, gap_extend, block, ops):
     """Full alignment of one pair: (score, q_begin, q_end, t_begin, t_end, n_ops, matches, mismatches).
 
@@ -219,77 +281,34 @@ def _align_pair(q, t, matrix, mode, gap_open, gap_extend, block, ops):
                 bj = sj
     score, qe, te = _finish(best, bi, bj, m, n, mode, h_row)
 
-    loaded = 0 if nblocks == 1 else -1
-    i = qe
-    j = te
-    state = 0  # 0: H, 1: E, 2: F
-    count = 0
-    matches = 0
-    mismatches = 0
-    while True:
-        if state == 0 and (i == 0 or j == 0):
-            if mode == GLOBAL:
-                while j > 0:
-                    ops[count] = OP_DELETE
-                    count += 1
-                    j -= 1
-                while i > 0:
-                    ops[count] = OP_INSERT
-                    count += 1
-                    i -= 1
-            break
-        k = (i - 1) // block
-        if k != loaded:
-            _recompute_block(
-                q,
-                t,
-                matrix,
-                mode,
-                gap_open,
-                gap_extend,
-                ck_h,
-                ck_e,
-                k,
-                block,
-                i,
-                j,
-                h_row,
-                e_row,
-                bits,
-            )
-            loaded = k
-        flags = bits[i - (k * block + 1), j]
-        if state == 0:
-            source = flags & 3
-            if source == FROM_ZERO:
-                break
-            if source == FROM_DIAG:
-                if q[i - 1] == t[j - 1]:
-                    ops[count] = OP_MATCH
-                    matches += 1
-                else:
-                    ops[count] = OP_MISMATCH
-                    mismatches += 1
-                count += 1
-                i -= 1
-                j -= 1
-            elif source == FROM_E:
-                state = 1
-            else:
-                state = 2
-        elif state == 1:
-            ops[count] = OP_INSERT
-            count += 1
-            if flags & E_OPENED:
-                state = 0
-            i -= 1
-        else:
-            ops[count] = OP_DELETE
-            count += 1
-            if flags & F_OPENED:
-                state = 0
-            j -= 1
+    walk = np.zeros(6, dtype=np.int64)  # i, j, state, ops written, matches, mismatches
+    walk[0] = qe
+    walk[1] = te
+    # a single block's flags came with the forward pass; otherwise no row is loaded yet
+    first_row = 1 if nblocks == 1 else m + 1
+    while not trace(q, t, mode, bits.ravel(), 0, n + 1, 1, first_row, walk, ops):
+        k = (walk[0] - 1) // block
+        _recompute_block(
+            q,
+            t,
+            matrix,
+            mode,
+            gap_open,
+            gap_extend,
+            ck_h,
+            ck_e,
+            k,
+            block,
+            walk[0],
+            walk[1],
+            h_row,
+            e_row,
+            bits,
+        )
+        first_row = k * block + 1
+    count = walk[3]
     ops[:count] = ops[:count][::-1].copy()
+    i, j, matches, mismatches = walk[0], walk[1], walk[4], walk[5]
     return score, i, qe, j, te, count, matches, mismatches
 
 
