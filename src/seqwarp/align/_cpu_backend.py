@@ -14,6 +14,8 @@ __all__ = ["align", "prepare", "score"]
 
 # pairs handed to a thread at a time: dynamic scheduling balances unequal pairs
 _CHUNK = 4
+# direction flags one lane group may keep for the SIMD traceback (bytes)
+_LANE_TRACE_BYTES = 1 << 25
 
 _MODES = {"global": cpu.GLOBAL, "semi-global": cpu.SEMI_GLOBAL, "local": cpu.LOCAL}
 _OPS = np.array(list("=XID"))
@@ -26,6 +28,29 @@ def _params(mode: str, gap_open: int, gap_extend: int) -> np.ndarray:
 def prepare(threads: int | None) -> int:
     """Set the number of threads; returns how many will run."""
     return set_threads(threads)
+
+
+def _lane_plan(
+    eligible: np.ndarray, q_len: np.ndarray, t_len: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Lane groups over the eligible pairs: (pair order, group offsets)."""
+    order, offsets = lane_groups(q_len, t_len, cpu_lanes.LANES)
+    order = order[eligible[order]]
+    return order, np.unique(np.minimum(offsets, len(order)))
+
+
+def _lane_params(params: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """The lane kernels' parameters: mode and gaps, then whether the fused match/mismatch
+    row applies, and its two scores."""
+    fused = cpu_lanes.match_mismatch(matrix)
+    return np.array([*params, fused is not None, *(fused or (0, 0))], dtype=np.int64)
+
+
+def _lane_eligible(
+    q_len: np.ndarray, t_len: np.ndarray, matrix: np.ndarray, gap_open: int, gap_extend: int
+) -> np.ndarray:
+    worst = max(int(np.abs(matrix).max()), gap_open, gap_extend)
+    return cpu_lanes.lane_safe(q_len, t_len, worst)
 
 
 def score(
@@ -47,43 +72,26 @@ def score(
     params = _params(mode, gap_open, gap_extend)
     q_len = queries.lengths[q_index]
     t_len = targets.lengths[t_index]
-    worst = max(int(np.abs(matrix).max()), gap_open, gap_extend)
-    fast = cpu_lanes.lane_safe(q_len, t_len, worst)
+    fast = _lane_eligible(q_len, t_len, matrix, gap_open, gap_extend)
     slow = np.flatnonzero(~fast)
-    with numba.parallel_chunksize(1):
-        if fast.any():
-            order, offsets = lane_groups(q_len, t_len, cpu_lanes.LANES)
-            order = order[fast[order]]
-            offsets = np.unique(np.minimum(offsets, len(order)))
-            fused = cpu_lanes.match_mismatch(matrix)
-            lane_params = np.array([*params, fused is not None, *(fused or (0, 0))], dtype=np.int64)
+    args = (queries.codes, queries.offsets, targets.codes, targets.offsets)
+    if fast.any():
+        order, offsets = _lane_plan(fast, q_len, t_len)
+        with numba.parallel_chunksize(1):
             cpu_lanes.score_groups(
-                queries.codes,
-                queries.offsets,
-                targets.codes,
-                targets.offsets,
+                *args,
                 q_index,
                 t_index,
                 order,
                 offsets,
                 matrix.astype(np.float32),
-                lane_params,
+                _lane_params(params, matrix),
                 out,
             )
     if slow.size:
         part = np.empty((slow.size, 3), dtype=np.int64)
         with numba.parallel_chunksize(_CHUNK):
-            cpu.score_pairs(
-                queries.codes,
-                queries.offsets,
-                targets.codes,
-                targets.offsets,
-                q_index[slow],
-                t_index[slow],
-                matrix,
-                params,
-                part,
-            )
+            cpu.score_pairs(*args, q_index[slow], t_index[slow], matrix, params, part)
         out[slow] = part
     return out
 
@@ -98,33 +106,77 @@ def align(
     gap_open: int,
     gap_extend: int,
 ) -> tuple[np.ndarray, list[str]]:
-    """``(n, 8)`` int64 fields (see ``cpu._align_pair``) and the CIGAR strings."""
+    """``(n, 8)`` int64 fields (see ``cpu._align_pair``) and the CIGAR strings.
+
+    Short pairs exact in float32 run as lane groups keeping every cell's direction flags
+    (at most ``_LANE_TRACE_BYTES`` a group); the rest run one pair per thread with the
+    checkpointed traceback. Both walk the flags with ``cpu.trace``: the same CIGARs.
+    """
     q_len = queries.lengths[q_index]
     t_len = targets.lengths[t_index]
-    ops_offsets = np.zeros(len(q_index) + 1, dtype=np.int64)
-    np.cumsum(q_len + t_len, out=ops_offsets[1:])
-    ops = np.empty(int(ops_offsets[-1]), dtype=np.uint8)
-    blocks = np.array(
-        [traceback_block(int(m), int(n)) for m, n in zip(q_len, t_len, strict=False)],
-        dtype=np.int64,
-    )
+    params = _params(mode, gap_open, gap_extend)
+    args = (queries.codes, queries.offsets, targets.codes, targets.offsets)
+    fast = _lane_eligible(q_len, t_len, matrix, gap_open, gap_extend)
+    fast &= q_len * (t_len + 1) * cpu_lanes.LANES <= _LANE_TRACE_BYTES
+    order, offsets = _lane_plan(fast, q_len, t_len)
+    if len(order):
+        # a group mixing a long query with a long target could exceed the budget: run it slow
+        group_q = np.maximum.reduceat(q_len[order], offsets[:-1])
+        group_t = np.maximum.reduceat(t_len[order], offsets[:-1])
+        too_big = np.flatnonzero(group_q * (group_t + 1) * cpu_lanes.LANES > _LANE_TRACE_BYTES)
+        for g in too_big:
+            fast[order[offsets[g] : offsets[g + 1]]] = False
+        if too_big.size:
+            order, offsets = _lane_plan(fast, q_len, t_len)
     out = np.empty((len(q_index), 8), dtype=np.int64)
-    with numba.parallel_chunksize(_CHUNK):
-        cpu.align_pairs(
-            queries.codes,
-            queries.offsets,
-            targets.codes,
-            targets.offsets,
-            q_index,
-            t_index,
-            matrix,
-            _params(mode, gap_open, gap_extend),
-            blocks,
-            out,
-            ops,
-            ops_offsets,
-        )
-    return out, cigar_strings(ops, ops_offsets, out[:, 5])
+    cigars: list[str] = [""] * len(q_index)
+    for chosen, in_lanes in ((np.flatnonzero(fast), True), (np.flatnonzero(~fast), False)):
+        if not chosen.size:
+            continue
+        ops_offsets = np.zeros(chosen.size + 1, dtype=np.int64)
+        np.cumsum(q_len[chosen] + t_len[chosen], out=ops_offsets[1:])
+        ops = np.empty(int(ops_offsets[-1]), dtype=np.uint8)
+        part = np.empty((chosen.size, 8), dtype=np.int64)
+        if in_lanes:
+            rank = np.empty(len(q_index), dtype=np.int64)
+            rank[chosen] = np.arange(chosen.size)
+            with numba.parallel_chunksize(1):
+                cpu_lanes.align_groups(
+                    *args,
+                    q_index[chosen],
+                    t_index[chosen],
+                    rank[order],
+                    offsets,
+                    matrix.astype(np.float32),
+                    _lane_params(params, matrix),
+                    part,
+                    ops,
+                    ops_offsets,
+                )
+        else:
+            blocks = np.array(
+                [
+                    traceback_block(int(m), int(n))
+                    for m, n in zip(q_len[chosen], t_len[chosen], strict=True)
+                ],
+                dtype=np.int64,
+            )
+            with numba.parallel_chunksize(_CHUNK):
+                cpu.align_pairs(
+                    *args,
+                    q_index[chosen],
+                    t_index[chosen],
+                    matrix,
+                    params,
+                    blocks,
+                    part,
+                    ops,
+                    ops_offsets,
+                )
+        out[chosen] = part
+        for slot, text in zip(chosen, cigar_strings(ops, ops_offsets, part[:, 5]), strict=True):
+            cigars[slot] = text
+    return out, cigars
 
 
 def cigar_strings(ops: np.ndarray, ops_offsets: np.ndarray, counts: np.ndarray) -> list[str]:

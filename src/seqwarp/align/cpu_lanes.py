@@ -21,7 +21,18 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit, parallel_jit, prange
-from .cpu import GLOBAL, LOCAL, SEMI_GLOBAL
+from .cpu import (
+    E_OPENED,
+    F_OPENED,
+    FROM_DIAG,
+    FROM_E,
+    FROM_F,
+    FROM_ZERO,
+    GLOBAL,
+    LOCAL,
+    SEMI_GLOBAL,
+    trace,
+)
 
 LANES = 64
 BLOCK = 4 * LANES
@@ -73,23 +84,43 @@ def _cell(C, b, a, lane, s, gap_open, gap_extend, floor):
     """One lane's cell of column block ``b`` (left neighbour block ``a``), substitution ``s``.
 
     The recurrence of ``cpu._fill_rows``, written once and inlined into both row loops.
+    Returns ``H`` and the cell's direction flags (``cpu.FROM_*``, ``E_OPENED``, ``F_OPENED``)
+    with the same tie rules: diagonal, then ``E``, then ``F``, then the local zero.
     """
     up = C[b + lane]
     x = up - gap_open
     y = C[b + U(LANES) + lane] - gap_extend
-    e = x if x > y else y
+    e_opened = x >= y
+    e = x if e_opened else y
     x2 = C[a + lane] - gap_open
     y2 = C[a + U(2 * LANES) + lane] - gap_extend
-    f = x2 if x2 > y2 else y2
+    f_opened = x2 >= y2
+    f = x2 if f_opened else y2
     h = C[a + U(3 * LANES) + lane] + s
-    h = h if h > e else e
-    h = h if h > f else f
-    h = h if h > floor else floor
+    from_e = e > h
+    h = e if from_e else h
+    source = np.float32(FROM_E) if from_e else np.float32(FROM_DIAG)
+    from_f = f > h
+    h = f if from_f else h
+    source = np.float32(FROM_F) if from_f else source
+    zero = h <= floor
+    h = floor if zero else h
+    source = np.float32(FROM_ZERO) if zero else source
+    flags = source + (np.float32(E_OPENED) if e_opened else np.float32(0.0))
+    flags = flags + (np.float32(F_OPENED) if f_opened else np.float32(0.0))
     C[b + U(3 * LANES) + lane] = up
     C[b + lane] = h
     C[b + U(LANES) + lane] = e
     C[b + U(2 * LANES) + lane] = f
-    return h
+    return h, flags
+
+
+@jit
+def _match_score(t, q, match, mismatch):
+    """DNA match/mismatch score of target code ``t`` against query code ``q`` (``N`` is -1 in
+    the query, so it equals no target code; target padding scores ``PAD_SCORE``)."""
+    s = match if t == q else mismatch
+    return PAD_SCORE if t == PAD_CODE else s
 
 
 @jit
@@ -101,6 +132,25 @@ def _row(C, sub, gap_open, gap_extend, floor, n):
         for lane_index in range(LANES):
             lane = U(lane_index)
             _cell(C, b, b - U(BLOCK), lane, sub[s_base + lane], gap_open, gap_extend, floor)
+
+
+@jit
+def _row_flags(C, sub, gap_open, gap_extend, floor, n, bits, row_base):
+    """:func:`_row` that also stores cell ``(i, j)``'s flags at ``bits[row_base + j * LANES + lane]``.
+
+    The score-only and the flag-keeping rows are separate loops: a run-time switch inside
+    one loop keeps LLVM from vectorizing it.
+    """
+    for j0 in range(1, n + 1):
+        b = U(j0 * BLOCK)
+        s_base = U((j0 - 1) * LANES)
+        f_base = U(row_base + j0 * LANES)
+        for lane_index in range(LANES):
+            lane = U(lane_index)
+            _, flags = _cell(
+                C, b, b - U(BLOCK), lane, sub[s_base + lane], gap_open, gap_extend, floor
+            )
+            bits[f_base + lane] = np.uint8(flags)
 
 
 @jit
@@ -121,10 +171,8 @@ def _row_match(
 ):
     """One DP row for match/mismatch DNA scoring, scores formed inline (no substitution pass).
 
-    ``q_row`` holds this row's query codes with ``N`` as -1, so it equals no target code;
-    target padding (code ``PAD_CODE``) scores ``PAD_SCORE``. With ``track`` (local mode) it
-    also keeps each lane's row maximum over its own columns and the first column holding it,
-    which saves the separate ``_row_best`` pass.
+    With ``track`` (local mode) it also keeps each lane's row maximum over its own columns
+    and the first column holding it, which saves the separate ``_row_best`` pass.
     """
     for lane_index in range(LANES):
         row_max[lane_index] = NEG
@@ -135,14 +183,28 @@ def _row_match(
         fj = np.float32(j0)
         for lane_index in range(LANES):
             lane = U(lane_index)
-            t = t_pad[s_base + lane]
-            s = match if t == q_row[lane] else mismatch
-            s = PAD_SCORE if t == PAD_CODE else s
-            h = _cell(C, b, b - U(BLOCK), lane, s, gap_open, gap_extend, floor)
+            s = _match_score(t_pad[s_base + lane], q_row[lane], match, mismatch)
+            h, _ = _cell(C, b, b - U(BLOCK), lane, s, gap_open, gap_extend, floor)
             if track:
                 better = (h > row_max[lane]) & (fj <= t_len_f[lane])
                 row_max[lane] = h if better else row_max[lane]
                 row_arg[lane] = fj if better else row_arg[lane]
+
+
+@jit
+def _row_match_flags(
+    C, q_row, t_pad, match, mismatch, gap_open, gap_extend, floor, n, bits, row_base
+):
+    """:func:`_row_match` that stores every cell's flags as :func:`_row_flags` does."""
+    for j0 in range(1, n + 1):
+        b = U(j0 * BLOCK)
+        s_base = U((j0 - 1) * LANES)
+        f_base = U(row_base + j0 * LANES)
+        for lane_index in range(LANES):
+            lane = U(lane_index)
+            s = _match_score(t_pad[s_base + lane], q_row[lane], match, mismatch)
+            _, flags = _cell(C, b, b - U(BLOCK), lane, s, gap_open, gap_extend, floor)
+            bits[f_base + lane] = np.uint8(flags)
 
 
 @jit
@@ -163,19 +225,31 @@ def _row_best(C, n, t_len_f, row_max, row_arg):
 
 
 @jit
-def _score_group(
-    q_codes, q_offsets, t_codes, t_offsets, q_index, t_index, members, matrix, params, out
-):
-    """Score one group of up to ``LANES`` pairs (``members`` index the pair list)."""
-    mode, gap_open, gap_extend = params[0], np.float32(params[1]), np.float32(params[2])
-    size = len(members)
-    alphabet = matrix.shape[0]
+def _group_shape(q_offsets, t_offsets, q_index, t_index, members):
+    """Query and target lengths of a group's lanes (zero past its last member)."""
     q_len = np.zeros(LANES, np.int64)
     t_len = np.zeros(LANES, np.int64)
-    for lane in range(size):
+    for lane in range(len(members)):
         p = members[lane]
         q_len[lane] = q_offsets[q_index[p] + 1] - q_offsets[q_index[p]]
         t_len[lane] = t_offsets[t_index[p] + 1] - t_offsets[t_index[p]]
+    return q_len, t_len
+
+
+@jit
+def _forward(
+    q_codes, q_offsets, t_codes, t_offsets, q_index, t_index, members, matrix, params, bits
+):
+    """The DP of one group of up to ``LANES`` pairs (``members`` index the pair list).
+
+    Returns ``ends[lane] = (score, query end, target end)``. When ``bits`` is not empty it
+    receives every cell's direction flags, row ``i`` at ``(i - 1) * (n + 1) * LANES``.
+    """
+    mode, gap_open, gap_extend = params[0], np.float32(params[1]), np.float32(params[2])
+    size = len(members)
+    alphabet = matrix.shape[0]
+    q_len, t_len = _group_shape(q_offsets, t_offsets, q_index, t_index, members)
+    store = bits.size > 0
     m = q_len.max()
     n = t_len.max()
     # padded, lane-minor residues. Query padding (code 0) only fills rows past a lane's end,
@@ -231,7 +305,12 @@ def _score_group(
             C[3 * LANES + lane] = C[lane]
             C[lane] = edge
             C[2 * LANES + lane] = NEG
-        if matched:
+        row_base = (i - 1) * (n + 1) * LANES
+        if matched and store:
+            _row_match_flags(
+                C, q_row, t_pad, match, mismatch, gap_open, gap_extend, floor, n, bits, row_base
+            )
+        elif matched:
             _row_match(
                 C,
                 q_row,
@@ -247,11 +326,13 @@ def _score_group(
                 row_max,
                 row_arg,
             )
+        elif store:
+            _row_flags(C, sub, gap_open, gap_extend, floor, n, bits, row_base)
         else:
             _row(C, sub, gap_open, gap_extend, floor, n)
         # end-cell bookkeeping, row-major first occurrence of the best (cpu._finish's rule)
         if mode == LOCAL:
-            if not matched:
+            if store or not matched:
                 _row_best(C, n, t_len_f, row_max, row_arg)
             for lane in range(size):
                 if i <= q_len[lane] and row_max[lane] > best[lane]:
@@ -278,25 +359,23 @@ def _score_group(
             for lane in range(size):
                 if i == q_len[lane]:
                     best[lane] = C[t_len[lane] * BLOCK + lane]
+    ends = np.zeros((LANES, 3), np.int64)
     for lane in range(size):
-        p = members[lane]
         if mode == GLOBAL:
             if q_len[lane] > 0:
-                out[p, 0] = int(best[lane])
+                ends[lane, 0] = int(best[lane])
             elif t_len[lane] > 0:
-                out[p, 0] = -(params[1] + (t_len[lane] - 1) * params[2])
-            else:
-                out[p, 0] = 0
-            out[p, 1] = q_len[lane]
-            out[p, 2] = t_len[lane]
+                ends[lane, 0] = -(params[1] + (t_len[lane] - 1) * params[2])
+            ends[lane, 1] = q_len[lane]
+            ends[lane, 2] = t_len[lane]
         elif mode == SEMI_GLOBAL and (q_len[lane] == 0 or t_len[lane] == 0):
-            out[p, 0] = 0
-            out[p, 1] = q_len[lane]
-            out[p, 2] = t_len[lane]
+            ends[lane, 1] = q_len[lane]
+            ends[lane, 2] = t_len[lane]
         else:
-            out[p, 0] = int(best[lane])
-            out[p, 1] = best_i[lane]
-            out[p, 2] = best_j[lane]
+            ends[lane, 0] = int(best[lane])
+            ends[lane, 1] = best_i[lane]
+            ends[lane, 2] = best_j[lane]
+    return ends
 
 
 @parallel_jit
@@ -316,6 +395,73 @@ def score_groups(
     """Score pairs ``order[group_offsets[g]:group_offsets[g + 1]]`` as lane groups, in parallel."""
     for g in prange(len(group_offsets) - 1):
         members = order[group_offsets[g] : group_offsets[g + 1]]
-        _score_group(
-            q_codes, q_offsets, t_codes, t_offsets, q_index, t_index, members, matrix, params, out
+        no_bits = np.empty(0, np.uint8)
+        ends = _forward(
+            q_codes,
+            q_offsets,
+            t_codes,
+            t_offsets,
+            q_index,
+            t_index,
+            members,
+            matrix,
+            params,
+            no_bits,
         )
+        for lane in range(len(members)):
+            for f in range(3):
+                out[members[lane], f] = ends[lane, f]
+
+
+def traceback_bytes(q_len: np.ndarray, t_len: np.ndarray) -> int:
+    """Bytes of direction flags a lane group of these pairs needs (for the lane traceback)."""
+    return int(q_len.max(initial=0)) * (int(t_len.max(initial=0)) + 1) * LANES
+
+
+@parallel_jit
+def align_groups(
+    q_codes,
+    q_offsets,
+    t_codes,
+    t_offsets,
+    q_index,
+    t_index,
+    order,
+    group_offsets,
+    matrix,
+    params,
+    out,
+    ops,
+    ops_offsets,
+):
+    """Full alignments of lane groups: the forward pass keeps every cell's flags, then each
+    lane walks them with ``cpu.trace``. ``out`` and ``ops`` as in ``cpu.align_pairs``."""
+    mode = params[0]
+    for g in prange(len(group_offsets) - 1):
+        members = order[group_offsets[g] : group_offsets[g + 1]]
+        q_len, t_len = _group_shape(q_offsets, t_offsets, q_index, t_index, members)
+        n = t_len.max()
+        bits = np.empty(max(q_len.max() * (n + 1) * LANES, 1), np.uint8)
+        ends = _forward(
+            q_codes, q_offsets, t_codes, t_offsets, q_index, t_index, members, matrix, params, bits
+        )
+        walk = np.zeros(6, np.int64)
+        for lane in range(len(members)):
+            p = members[lane]
+            q = q_codes[q_offsets[q_index[p]] : q_offsets[q_index[p] + 1]]
+            t = t_codes[t_offsets[t_index[p]] : t_offsets[t_index[p] + 1]]
+            lane_ops = ops[ops_offsets[p] : ops_offsets[p + 1]]
+            walk[:] = 0
+            walk[0] = ends[lane, 1]
+            walk[1] = ends[lane, 2]
+            trace(q, t, mode, bits, lane, (n + 1) * LANES, LANES, 1, walk, lane_ops)
+            count = walk[3]
+            lane_ops[:count] = lane_ops[:count][::-1].copy()
+            out[p, 0] = ends[lane, 0]
+            out[p, 1] = walk[0]
+            out[p, 2] = ends[lane, 1]
+            out[p, 3] = walk[1]
+            out[p, 4] = ends[lane, 2]
+            out[p, 5] = count
+            out[p, 6] = walk[4]
+            out[p, 7] = walk[5]
