@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 
 from seqwarp.align import _gpu_backend
-from seqwarp.align.plan import score_bound, tile_bins
+from seqwarp.align.plan import score_bound, shape_key, shape_order, tile_bounds
+from seqwarp.alphabets import DNA
 from seqwarp.cuda import kernel_source
+from seqwarp.sequences import SequenceBatch
 
 KERNELS = resources.files("seqwarp.align").joinpath("kernels")
 CU_FILES = sorted(p.name for p in KERNELS.iterdir() if p.name.endswith(".cu"))
@@ -78,21 +80,26 @@ def test_score_bound_covers_cells_and_gaps() -> None:
     assert bound[0] <= 2048  # 512 bp DNA stays in the half2 lane
 
 
-def test_tile_bins_partition_pairs_by_target_length() -> None:
+def test_tiles_partition_pairs_sorted_by_shape() -> None:
+    m = np.array([40, 7, 100, 3, 900, 512, 60])
     n = np.array([300, 5, 128, 129, 1000, 512, 513])
-    bins = tile_bins(n, (128, 256, 512))
-    assert [sorted(b.tolist()) for b in bins] == [[1, 2], [3], [0, 4, 5, 6]]
-    assert sorted(np.concatenate(bins).tolist()) == list(range(len(n)))
+    order = shape_order(shape_key(m, n))
+    assert sorted(order.tolist()) == list(range(len(n)))
+    assert np.all(np.diff(shape_key(m, n)[order].astype(np.int64)) >= 0)
+    bounds = tile_bounds(shape_key(m, n)[order], (128, 256, 512))
+    bins = [sorted(order[a:b].tolist()) for a, b in itertools.pairwise(bounds)]
+    assert bins == [[1, 2], [3], [0, 4, 5, 6]]
+    same = np.full(5, 125)
+    assert shape_order(shape_key(same, same)).tolist() == list(range(5))
 
 
 def test_chunks_are_dealt_to_devices_by_work(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_gpu_backend, "_devices", (0, 1))
     pairs = np.arange(10)
-    launch = _gpu_backend._Launch("s16x2", "s16x2-bytes", 16, 32, pairs)
-    m = np.full(10, 100, dtype=np.int64)
-    chunks = _gpu_backend._chunks(launch, m, parts=2)
-    assert [len(c) for c in chunks] == [5, 5]
-    jobs = [(launch, c) for c in chunks] + [(launch, pairs[:1])]
+    launch = _gpu_backend._Launch("s16x2", "s16x2-bytes", 16, 32, pairs, 4)
+    chunks = _gpu_backend._ranges(launch, 100, parts=2)
+    assert chunks == [(4, 9), (9, 14)]
+    jobs = [(launch, *c) for c in chunks] + [(launch, 0, 1)]
     queues = _gpu_backend._deal(jobs, np.array([500, 500, 10]))
     assert sorted(len(q) for q in queues.values()) == [1, 2]
     assert sum(len(q) for q in queues.values()) == 3
@@ -105,3 +112,61 @@ def test_pairs_with_an_empty_side_follow_the_cpu_rules() -> None:
     assert score.tolist() == [-6, -4, 0] and qe.tolist() == [0, 3, 0] and te.tolist() == [5, 0, 0]
     score, qe, te = _gpu_backend._empty_pairs(m, n, "local", 2, 1)
     assert score.tolist() == [0, 0, 0] and qe.tolist() == [0, 0, 0] and te.tolist() == [0, 0, 0]
+
+
+def _dna_batch(lengths: list[int], seed: int) -> SequenceBatch:
+    rng = np.random.default_rng(seed)
+    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    codes = rng.integers(0, 4, size=int(offsets[-1]), dtype=np.uint8)
+    return SequenceBatch(codes, offsets, tuple(map(str, range(len(lengths)))), DNA)
+
+
+def test_consecutive_indices_become_slices() -> None:
+    assert _gpu_backend._first(np.arange(3, 9)) == 3
+    assert _gpu_backend._first(np.array([3, 5, 4, 6])) is None
+    assert _gpu_backend._first(np.array([2, 2, 4])) is None
+    batch = _dna_batch([5, 0, 7, 3], seed=1)
+    for index in (np.arange(1, 4), np.array([3, 0, 2])):
+        first = _gpu_backend._first(index)
+        assert _gpu_backend._lengths(batch, index, first).tolist() == batch.lengths[index].tolist()
+        assert np.array_equal(_gpu_backend._take(batch.offsets, index, first), batch.offsets[index])
+
+
+def test_spans_place_every_pair_on_the_device() -> None:
+    """The device buffer (the spans one after the other) holds each pair's residues where
+    the per-pair starts say, for consecutive and scattered indices, shared or not."""
+    queries = _dna_batch([4, 9, 0, 6, 3], seed=2)
+    targets = _dna_batch([7, 2, 5, 8, 1], seed=3)
+    for q_batch, t_batch in ((queries, targets), (queries, queries)):
+        for q_index, t_index in ((np.arange(1, 5), np.arange(0, 4)), ([4, 0, 3], [1, 3, 3])):
+            q_index, t_index = np.asarray(q_index), np.asarray(t_index)
+            firsts = (_gpu_backend._first(q_index), _gpu_backend._first(t_index))
+            m = _gpu_backend._lengths(q_batch, q_index, firsts[0])
+            n = _gpu_backend._lengths(t_batch, t_index, firsts[1])
+            spans = _gpu_backend._spans(q_batch, t_batch, q_index, t_index, firsts, m, n)
+            device = np.concatenate(spans.sources)
+            for p, (qi, ti) in enumerate(zip(q_index, t_index, strict=True)):
+                q = int(spans.q_offsets[p]) - spans.q_shift
+                t = int(spans.t_offsets[p]) - spans.t_shift
+                assert np.array_equal(
+                    device[q : q + m[p]], q_batch.codes[q_batch.offsets[qi] :][: m[p]]
+                )
+                assert np.array_equal(
+                    device[t : t + n[p]], t_batch.codes[t_batch.offsets[ti] :][: n[p]]
+                )
+
+
+def test_launches_are_slices_of_one_order() -> None:
+    rng = np.random.default_rng(4)
+    matrix = np.where(np.eye(4, dtype=bool), 2, -1)
+    for m, n in ((np.full(50, 125), np.full(50, 125)), tuple(rng.integers(0, 700, (2, 300)))):
+        launches = _gpu_backend._plan(m, n, matrix, 2, 1, "auto")
+        order = _gpu_backend._order(launches)
+        assert sorted(order.tolist()) == np.flatnonzero((m > 0) & (n > 0)).tolist()
+        for launch in launches:
+            assert np.array_equal(
+                launch.pairs, order[launch.start : launch.start + len(launch.pairs)]
+            )
+        for launch, following in itertools.pairwise(launches):
+            if following.lane == launch.lane:  # only a lane's widest tile takes wider targets
+                assert int(n[launch.pairs].max()) <= launch.group * launch.columns

@@ -7,12 +7,19 @@ answers, byte for byte. How a batch of pairs runs:
 2. each remaining pair gets a lane type: two pairs per register in 16-bit lanes (DPX s16x2 by
    default, half2 on request) when :func:`plan.score_bound` proves every value fits, else
    exact int32 (the overflow guard: a 16-bit result is never an approximation);
-3. pairs are binned by target length into tile widths (threads per group x columns per
-   thread), sorted so that neighbours pad each other little, and launched in chunks that fit
-   device memory (an out-of-memory error splits the chunk and retries);
-4. residues are copied to each device once per call; only per-pair offsets and lengths and
-   the results move per chunk;
-5. with several devices (``Aligner(gpus=N)``) the chunks are dealt out by cells and run
+3. pairs are sorted once by shape (a 16-bit radix key, skipped when all pairs share one),
+   binned by target length into tile widths (threads per group x columns per thread), and
+   launched in chunks: contiguous ranges of that one order, so every per-pair argument is
+   copied to the device once per call and each chunk reads a slice of it;
+4. the residues the pairs use (the span of each code buffer they touch) go to each device
+   once per call, as one flat buffer, in pieces: a few host threads stage them through
+   pinned buffers and queue their DMA on copy streams of their own, starting before the
+   planning; a chunk's kernel waits (on the device) only for the pieces holding its pairs'
+   residues, so copies, planning and kernels overlap;
+5. every chunk writes its pairs' rows of one device result array; the rows are put back in
+   call order and widened on the device and copied to pinned host memory in one transfer,
+   field by field (the caller copies whole columns out);
+6. with several devices (``Aligner(gpus=N)``) the chunks are dealt out by cells and run
    concurrently, each result written to its own pair's row.
 
 ``align`` (CIGAR output) runs the CPU engine: the checkpointed traceback of
@@ -22,6 +29,8 @@ to the CPU backend by construction; GPU traceback is not implemented.
 
 from __future__ import annotations
 
+import os
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +41,7 @@ from ..devices import Backend
 from ..errors import InvalidParameter
 from ..sequences import SequenceBatch
 from . import _cpu_backend
-from .plan import score_bound, tile_bins
+from .plan import score_bound, shape_key, shape_order, tile_bounds
 
 __all__ = ["LANES", "Staged", "align", "kernel_name", "prepare", "score", "stage", "use"]
 
@@ -59,6 +68,14 @@ _TILES_DNA = ((8, 16), (16, 16), (16, 32))
 _TILES_PROTEIN = ((8, 8), (16, 8), (32, 8))
 _MAX_CHUNK_PAIRS = 1 << 22
 _SCRATCH_BYTES = 1 << 30
+# a large launch runs in at least this many chunks, of at least _MIN_CHUNK_PAIRS pairs, so
+# that its first kernels start while the later chunks' residues are still being copied
+_MIN_CHUNKS = 8
+_MIN_CHUNK_PAIRS = 1 << 14
+# residues go to the device in pieces of this size, each of _COPY_THREADS host threads
+# staging every _COPY_THREADS-th piece through two pinned buffers of its own
+_PIECE_BYTES = 1 << 23
+_COPY_THREADS = max(1, min(8, (os.cpu_count() or 1) // 2))
 
 # CUDA devices in use; score() spreads its chunks over all of them
 _devices: tuple[int, ...] = (0,)
@@ -72,9 +89,10 @@ def use(backend: Backend) -> None:
 
 def prepare(threads: int | None) -> int:
     """Set the host threads (the CIGAR path runs on them); returns a work multiplier for the
-    caller's chunking: a GPU wants far more cells per call than one CPU thread."""
+    caller's chunking: a GPU wants far more cells per call than one CPU thread (512 x 2^27
+    cells: 1 M pairs of 250 bp in one call, whose copies and kernels then overlap)."""
     _cpu_backend.prepare(threads)
-    return 64
+    return 512
 
 
 def kernel_name(mode: str, affine: bool, lane: str, columns: int, group: int) -> str:
@@ -95,6 +113,7 @@ class _Launch:
     group: int
     columns: int
     pairs: np.ndarray
+    start: int = 0  # where ``pairs`` begins in the call's order of pairs
 
 
 def _empty_pairs(m: np.ndarray, n: np.ndarray, mode: str, gap_open: int, gap_extend: int):
@@ -118,35 +137,78 @@ def _plan(
     tiles: tuple[tuple[int, int], ...] | None = None,
 ) -> list[_Launch]:
     """Lane type and tile of every pair with both sides non-empty; ``tiles`` overrides the
-    (threads per group, columns per thread) choices, narrowest first."""
-    work = np.flatnonzero((m > 0) & (n > 0))
+    (threads per group, columns per thread) choices, narrowest first. The launches' pairs are
+    consecutive slices of one array (``_Launch.start`` says where each begins)."""
+    nonempty = (m > 0) & (n > 0)
+    if nonempty.all():
+        work, mw, nw = _identity(len(m)), m, n
+    else:
+        work = np.flatnonzero(nonempty)
+        mw, nw = m[work], n[work]
     if lanes == "s32":
         narrow = np.zeros(len(work), dtype=bool)
         packed = "s16x2"
     else:
         packed = "s16x2" if lanes == "auto" else lanes
-        bound = score_bound(
-            m[work], n[work], int(matrix.max()), int(matrix.min()), gap_open, gap_extend
-        )
-        narrow = (bound <= _LANE_LIMIT[packed]) & (
-            np.maximum(m[work], n[work]) <= _PACKED_MAX_LENGTH
-        )
+        # the bound grows with both lengths: when the longest pair fits, all do
+        longest_m, longest_n = int(mw.max()), int(nw.max())
+        if _narrow(longest_m, longest_n, matrix, gap_open, gap_extend, packed).all():
+            narrow = np.ones(len(work), dtype=bool)
+        else:
+            narrow = _narrow(mw, nw, matrix, gap_open, gap_extend, packed)
     if tiles is None:
         tiles = _TILES_DNA if matrix.shape[0] <= 8 else _TILES_PROTEIN
     widths = tuple(g * k for g, k in tiles)
     bytes_fit = packed == "s16x2" and int(matrix.min()) >= -128 and int(matrix.max()) <= 127
+    if mw.min() == mw.max() and nw.min() == nw.max():
+        # one shape: the pairs are in order already
+        keys = np.full(len(mw), shape_key(mw[:1], nw[:1])[0])
+    else:
+        keys = shape_key(mw, nw)
+        if keys.min() != keys.max():
+            sort = shape_order(keys)
+            work, keys, narrow = work[sort], keys[sort], narrow[sort]
+    # one array for every launch: the narrow lane's pairs, then the int32 lane's
+    if narrow.all():
+        parts = [(packed, 0, work, keys)]
+    else:
+        chosen = (work[narrow], keys[narrow])
+        rest = (work[~narrow], keys[~narrow])
+        parts = [(packed, 0, *chosen), ("s32", len(chosen[0]), *rest)]
+    order = np.concatenate([part[2] for part in parts]) if len(parts) > 1 else parts[0][2]
     launches = []
-    for lane, chosen in ((packed, work[narrow]), ("s32", work[~narrow])):
+    for lane, base, _, lane_keys in parts:
         kernel_lane = "s16x2-bytes" if lane == "s16x2" and bytes_fit else lane
-        for (group, columns), part in zip(tiles, tile_bins(n[chosen], widths), strict=True):
-            if len(part):
-                pairs = chosen[part]
-                # neighbours (one group, one warp) of similar lengths pad each other little;
-                # a 16-bit key (lengths in steps of 32) sorts by radix, in linear time
-                key = (np.minimum(n[pairs] // 32, 255) << 8) | np.minimum(m[pairs] // 32, 255)
-                pairs = pairs[np.argsort(key.astype(np.uint16), kind="stable")]
-                launches.append(_Launch(lane, kernel_lane, group, columns, pairs))
+        bounds = tile_bounds(lane_keys, widths)
+        for (group, columns), a, b in zip(tiles, bounds[:-1], bounds[1:], strict=True):
+            if b > a:
+                start = base + int(a)
+                pairs = order[start : base + int(b)]
+                launches.append(_Launch(lane, kernel_lane, group, columns, pairs, start))
     return launches
+
+
+_arange = np.arange(0, dtype=np.int64)
+
+
+def _identity(count: int) -> np.ndarray:
+    """``np.arange(count)`` as a read-only view of one kept array (a fresh one of a million
+    pairs costs more page faults than the whole plan)."""
+    global _arange
+    if len(_arange) < count:
+        _arange = np.arange(max(count, 2 * len(_arange)), dtype=np.int64)
+        _arange.flags.writeable = False
+    return _arange[:count]
+
+
+def _narrow(
+    m: np.ndarray | int, n: np.ndarray | int, matrix: np.ndarray, go: int, ge: int, lane: str
+) -> np.ndarray:
+    """Which pairs a 16-bit ``lane`` holds exactly (the overflow guard)."""
+    bound = score_bound(
+        np.atleast_1d(m), np.atleast_1d(n), int(matrix.max()), int(matrix.min()), go, ge
+    )
+    return (bound <= _LANE_LIMIT[lane]) & (np.maximum(m, n) <= _PACKED_MAX_LENGTH)
 
 
 def _module(mode: str, affine: bool, launches: list[_Launch]) -> Any:
@@ -188,26 +250,239 @@ class Staged:
         return self.out.get().reshape(-1, 3)
 
 
-def _stage_chunk(cp: Any, kernel: Any, launch: _Launch, pairs: np.ndarray, data: dict) -> Staged:
-    """Copy one chunk's per-pair arguments to the device and size its launch."""
-    m, n, alpha = data["m"], data["n"], data["alpha"]
+def _first(index: np.ndarray) -> int | None:
+    """``index[0]`` when ``index`` is ``first, first + 1, ...`` (a batch aligned pair by pair,
+    the common case: then slices replace gathers), else None."""
+    if len(index) == 0 or int(index[-1]) - int(index[0]) != len(index) - 1:
+        return None
+    return int(index[0]) if bool(np.all(index[1:] > index[:-1])) else None
+
+
+def _take(values: np.ndarray, index: np.ndarray, first: int | None) -> np.ndarray:
+    """``values[index]``: a view when ``index`` is consecutive from ``first``."""
+    return values[first : first + len(index)] if first is not None else values[index]
+
+
+def _lengths(batch: SequenceBatch, index: np.ndarray, first: int | None) -> np.ndarray:
+    """Lengths of ``batch``'s sequences ``index`` (int64), from the offsets they need only."""
+    if first is None:
+        return batch.lengths[index].astype(np.int64, copy=False)
+    offsets = batch.offsets[first : first + len(index) + 1]
+    return (offsets[1:] - offsets[:-1]).astype(np.int64, copy=False)
+
+
+@dataclass(frozen=True)
+class _Spans:
+    """The residues a call reads: the span of each code buffer its pairs touch (one buffer
+    when queries and targets share theirs), laid out one after the other on the device. A
+    pair's residues start at ``q_offsets - q_shift`` (``t_offsets - t_shift``) there."""
+
+    sources: list[np.ndarray]
+    q_offsets: np.ndarray  # per pair of the call: the batch's offsets (a view when consecutive)
+    t_offsets: np.ndarray
+    q_shift: int
+    t_shift: int
+    t_source: int  # where the targets' source begins on the device (0 when shared)
+    monotone: bool  # both indices consecutive: residue positions grow with the pair
+
+
+def _spans(
+    queries: SequenceBatch,
+    targets: SequenceBatch,
+    q_index: np.ndarray,
+    t_index: np.ndarray,
+    firsts: tuple[int | None, int | None],
+    m: np.ndarray,
+    n: np.ndarray,
+) -> _Spans:
+    """Where every pair's residues lie on the device (see :class:`_Spans`)."""
+    q_offsets = _take(queries.offsets, q_index, firsts[0])
+    t_offsets = _take(targets.offsets, t_index, firsts[1])
+    q_lo, q_hi = _extent(queries, q_offsets, m, firsts[0])
+    t_lo, t_hi = _extent(targets, t_offsets, n, firsts[1])
+    monotone = firsts[0] is not None and firsts[1] is not None
+    if queries.codes is targets.codes:
+        lo, hi = min(q_lo, t_lo), max(q_hi, t_hi)
+        return _Spans([queries.codes[lo:hi]], q_offsets, t_offsets, lo, lo, 0, monotone)
+    t_source = q_hi - q_lo
+    sources = [queries.codes[q_lo:q_hi], targets.codes[t_lo:t_hi]]
+    return _Spans(sources, q_offsets, t_offsets, q_lo, t_lo - t_source, t_source, monotone)
+
+
+def _extent(
+    batch: SequenceBatch, offsets: np.ndarray, lengths: np.ndarray, first: int | None
+) -> tuple[int, int]:
+    """The first and one-past-last code of ``batch`` these sequences use (offsets grow, so a
+    consecutive run spans from its first offset to its last one's end)."""
+    if first is not None:
+        return int(batch.offsets[first]), int(batch.offsets[first + len(offsets)])
+    return int(offsets.min()), int((offsets + lengths).max())
+
+
+class _Pairs:
+    """The per-pair arguments of one call in launch order, in one pinned host buffer (copied
+    to each device in one transfer): residue starts in the device's flat code buffer, and
+    lengths. Chunks read slices of the device copies."""
+
+    def __init__(
+        self, cp: Any, spans: _Spans, m: np.ndarray, n: np.ndarray, order: np.ndarray
+    ) -> None:
+        count = len(order)
+        self.order = order
+        self.identity = count == len(m) and _first(order) == 0
+        self.host = _pinned(cp, np.uint8, (24 * count,))
+        self.q_start = self.host[: 8 * count].view(np.int64)
+        self.t_start = self.host[8 * count : 16 * count].view(np.int64)
+        self.m = self.host[16 * count : 20 * count].view(np.int32)
+        self.n = self.host[20 * count :].view(np.int32)
+        first = 0 if self.identity else None
+        np.subtract(_take(spans.q_offsets, order, first), spans.q_shift, out=self.q_start)
+        np.subtract(_take(spans.t_offsets, order, first), spans.t_shift, out=self.t_start)
+        np.copyto(self.m, _take(m, order, first), casting="unsafe")
+        np.copyto(self.n, _take(n, order, first), casting="unsafe")
+        self.shared = len(spans.sources) == 1
+        self.t_source = spans.t_source
+        self.monotone = self.identity and spans.monotone
+
+    def needs(self, a: int, b: int) -> list[int]:
+        """Bytes of each source (from its start) that the pairs ``a:b`` read."""
+        if self.monotone:
+            q = int(self.q_start[b - 1]) + int(self.m[b - 1])
+            t = int(self.t_start[b - 1]) + int(self.n[b - 1])
+        else:
+            q = int((self.q_start[a:b] + self.m[a:b]).max())
+            t = int((self.t_start[a:b] + self.n[a:b]).max())
+        return [max(q, t)] if self.shared else [q, t - self.t_source]
+
+    def to_device(self, cp: Any) -> dict[str, Any]:
+        """The arguments on the current device (one copy, queued on the current stream)."""
+        count = len(self.order)
+        data = cp.empty(max(1, 24 * count), dtype=np.uint8)
+        data[: 24 * count].set(self.host, stream=cp.cuda.get_current_stream())
+        return {
+            "q_start": data[: 8 * count].view(np.int64),
+            "t_start": data[8 * count : 16 * count].view(np.int64),
+            "m": data[16 * count : 20 * count].view(np.int32),
+            "n": data[20 * count : 24 * count].view(np.int32),
+        }
+
+
+class _Upload:
+    """Host buffers copied into one flat device buffer in pieces, by a few background threads:
+    each copies its pieces (every ``threads``-th) into one of its two pinned staging buffers
+    (numpy releases the GIL) and queues their DMA on a copy stream of its own, so host copies,
+    DMAs, the caller's planning and its kernels all overlap. The pieces of the sources are
+    ordered by the fraction of their source they complete, so the first chunks start early."""
+
+    def __init__(self, cp: Any, device: int, sources: list[np.ndarray]) -> None:
+        self.codes = cp.empty(max(1, sum(len(x) for x in sources)), dtype=np.uint8)
+        self._cp = cp
+        self._device = device
+        counts = [-(-len(source) // _PIECE_BYTES) for source in sources]
+        bases = np.cumsum([0] + [len(source) for source in sources])
+        keys = sorted(((k + 1) / c, s, k) for s, c in enumerate(counts) for k in range(c))
+        size = _PIECE_BYTES
+        self._pieces = [
+            (sources[s][k * size : (k + 1) * size], int(bases[s]) + k * size) for _, s, k in keys
+        ]
+        # per source, the position of each of its pieces in that order
+        self._where = [np.empty(c, dtype=np.int64) for c in counts]
+        for g, (_, s, k) in enumerate(keys):
+            self._where[s][k] = g
+        self._events: list[Any] = [None] * len(self._pieces)
+        self._done = [threading.Event() for _ in self._pieces]
+        self._waited = 0  # pieces the compute stream already waits for
+        self._error: BaseException | None = None
+        threads = max(1, min(_COPY_THREADS, len(self._pieces)))
+        self._threads = [
+            threading.Thread(target=self._run, args=(k, threads), daemon=True)
+            for k in range(threads)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _run(self, first: int, step: int) -> None:
+        cp = self._cp
+        try:
+            with cp.cuda.Device(self._device):
+                stream = cp.cuda.Stream(non_blocking=True)
+                mine = range(first, len(self._pieces), step)
+                size = max((len(self._pieces[g][0]) for g in mine), default=0)
+                slots = [cp.cuda.alloc_pinned_memory(max(1, size)) for _ in range(2)]
+                views = [np.frombuffer(slot, np.uint8, size) for slot in slots]
+                busy: list[Any] = [None, None]
+                for i, g in enumerate(mine):
+                    part, offset = self._pieces[g]
+                    if busy[i % 2] is not None:
+                        busy[i % 2].synchronize()
+                    view = views[i % 2][: len(part)]
+                    np.copyto(view, part)
+                    self.codes[offset : offset + len(part)].set(view, stream=stream)
+                    busy[i % 2] = self._events[g] = stream.record()
+                    self._done[g].set()
+                stream.synchronize()
+        except BaseException as error:  # handed to the caller by wait() and join()
+            self._error = error
+            for done in self._done:
+                done.set()
+
+    def wait(self, stream: Any, needs: list[int]) -> None:
+        """Make ``stream`` wait until the first ``needs[s]`` bytes of each source arrived."""
+        last = max(
+            (
+                int(where[(need - 1) // _PIECE_BYTES])
+                for where, need in zip(self._where, needs, strict=True)
+                if need > 0
+            ),
+            default=-1,
+        )
+        for g in range(self._waited, last + 1):
+            self._done[g].wait()
+            if self._error is not None:
+                raise self._error
+            stream.wait_event(self._events[g])
+        self._waited = max(self._waited, last + 1)
+
+    def join(self) -> None:
+        """Wait for the copy threads (every piece copied)."""
+        for thread in self._threads:
+            thread.join()
+        if self._error is not None:
+            raise self._error
+
+
+def _stage_chunk(
+    cp: Any,
+    kernel: Any,
+    launch: _Launch,
+    a: int,
+    b: int,
+    pairs: _Pairs,
+    d: dict[str, Any],
+    codes: Any,
+    out: Any,
+    data: dict,
+) -> Staged:
+    """Size one chunk's launch (pairs ``a:b`` of the call's order) over its argument slices."""
+    alpha = data["alpha"]
+    count = b - a
     lane_pairs = 1 if launch.lane == "s32" else 2
-    groups = -(-len(pairs) // lane_pairs)
+    groups = -(-count // lane_pairs)
     per_block = _BLOCK // launch.group
     blocks = -(-groups // per_block)
     cols = launch.group * launch.columns
     element = _LANE_STRUCT[launch.kernel_lane][1]
     shared = per_block * lane_pairs * (alpha + 1) * cols * element
-    striped = int(n[pairs].max()) > cols
-    stride = 2 * 2 * (int(m[pairs].max()) + 1) if striped else 0
-    out = cp.empty(3 * len(pairs), dtype=np.int32)
+    striped = int(pairs.n[a:b].max()) > cols
+    stride = 2 * 2 * (int(pairs.m[a:b].max()) + 1) if striped else 0
+    result = out[a:b]
     args = (
-        data["codes"],
-        cp.asarray(data["q_start"][pairs]),
-        cp.asarray(m[pairs].astype(np.int32)),
-        cp.asarray(data["t_start"][pairs]),
-        cp.asarray(n[pairs].astype(np.int32)),
-        np.int32(len(pairs)),
+        codes,
+        d["q_start"][a:b],
+        d["m"][a:b],
+        d["t_start"][a:b],
+        d["n"][a:b],
+        np.int32(count),
         data["matrix"],
         np.int32(alpha),
         np.int32(data["gap_open"]),
@@ -216,43 +491,29 @@ def _stage_chunk(cp: Any, kernel: Any, launch: _Launch, pairs: np.ndarray, data:
         # beside the real groups of its warp
         cp.empty(max(1, blocks * per_block * stride), dtype=np.uint32),
         np.int64(stride),
-        out,
+        result,
     )
     if shared > 48 * 1024:
         kernel.max_dynamic_shared_size_bytes = shared
     # all of L1 as shared memory: the profile is what limits resident groups
     kernel.preferred_shared_memory_carveout = 100
-    return Staged(launch.lane, kernel, blocks, shared, args, out, pairs)
+    return Staged(launch.lane, kernel, blocks, shared, args, result, pairs.order[a:b])
 
 
-def _chunks(launch: _Launch, m: np.ndarray, parts: int = 1) -> list[np.ndarray]:
-    """Slices of a launch's pairs that keep the handed-on columns under their memory budget,
-    at least ``parts`` of them (one per device) when there are enough pairs."""
-    per_pair = 8 * (int(m[launch.pairs].max()) + 1) + 64
-    size = max(2, min(_MAX_CHUNK_PAIRS, _SCRATCH_BYTES // per_pair, -(-len(launch.pairs) // parts)))
-    return [launch.pairs[i : i + size] for i in range(0, len(launch.pairs), size)]
+def _ranges(launch: _Launch, longest_query: int, parts: int = 1) -> list[tuple[int, int]]:
+    """Chunks of a launch, as ranges of the call's order, that keep the handed-on columns under
+    their memory budget, at least ``parts`` of them (one per device) when there are enough
+    pairs, and at least ``_MIN_CHUNKS`` of a large launch (so that copies overlap kernels)."""
+    count = len(launch.pairs)
+    per_pair = 8 * (longest_query + 1) + 64
+    wanted = max(parts, _MIN_CHUNKS if count >= _MIN_CHUNKS * _MIN_CHUNK_PAIRS else 1)
+    size = max(2, min(_MAX_CHUNK_PAIRS, _SCRATCH_BYTES // per_pair, -(-count // wanted)))
+    return [(launch.start + i, launch.start + min(i + size, count)) for i in range(0, count, size)]
 
 
-def _device_data(
-    cp: Any,
-    queries: SequenceBatch,
-    targets: SequenceBatch,
-    q_index: np.ndarray,
-    t_index: np.ndarray,
-    matrix: np.ndarray,
-    gap_open: int,
-    gap_extend: int,
-) -> dict:
-    """What every chunk of one call shares: residues (copied once), the matrix, lengths."""
-    codes = cp.empty(len(queries.codes) + len(targets.codes), dtype=np.uint8)
-    codes[: len(queries.codes)].set(queries.codes)
-    codes[len(queries.codes) :].set(targets.codes)
+def _data(cp: Any, matrix: np.ndarray, gap_open: int, gap_extend: int) -> dict:
+    """The scoring arguments every chunk on the current device shares."""
     return {
-        "codes": codes,
-        "q_start": queries.offsets[q_index].astype(np.int64),
-        "t_start": targets.offsets[t_index].astype(np.int64) + len(queries.codes),
-        "m": queries.lengths[q_index].astype(np.int64),
-        "n": targets.lengths[t_index].astype(np.int64),
         "matrix": cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32)),
         "alpha": int(matrix.shape[0]),
         "gap_open": gap_open,
@@ -276,22 +537,45 @@ def stage(
     the kernels alone, and trying other ``tiles``; :func:`score` is the normal path)."""
     import cupy as cp
 
-    m = queries.lengths[q_index].astype(np.int64)
-    n = targets.lengths[t_index].astype(np.int64)
+    firsts = (_first(q_index), _first(t_index))
+    m = _lengths(queries, q_index, firsts[0])
+    n = _lengths(targets, t_index, firsts[1])
     launches = _plan(m, n, matrix, gap_open, gap_extend, lanes, tiles)
+    if not launches:
+        return []
     affine = gap_open != gap_extend
     staged = []
     with cp.cuda.Device(_devices[0]):
-        module = _module(mode, affine, launches) if launches else None
-        data = _device_data(cp, queries, targets, q_index, t_index, matrix, gap_open, gap_extend)
+        spans = _spans(queries, targets, q_index, t_index, firsts, m, n)
+        pairs = _Pairs(cp, spans, m, n, _order(launches))
+        module = _module(mode, affine, launches)
+        codes = cp.asarray(np.concatenate(spans.sources))
+        device = pairs.to_device(cp)
+        out = cp.empty((len(pairs.order), 3), dtype=np.int32)
+        data = _data(cp, matrix, gap_open, gap_extend)
         for launch in launches:
             name = kernel_name(mode, affine, launch.kernel_lane, launch.columns, launch.group)
             kernel = module.function(name)
-            staged += [_stage_chunk(cp, kernel, launch, part, data) for part in _chunks(launch, m)]
+            for a, b in _ranges(launch, _longest_query(launch, pairs)):
+                staged.append(
+                    _stage_chunk(cp, kernel, launch, a, b, pairs, device, codes, out, data)
+                )
     return staged
 
 
-def _deal(jobs: list[tuple[_Launch, np.ndarray]], cells: np.ndarray) -> dict[int, list]:
+def _longest_query(launch: _Launch, pairs: _Pairs) -> int:
+    """The longest query of a launch's pairs."""
+    return int(pairs.m[launch.start : launch.start + len(launch.pairs)].max())
+
+
+def _order(launches: list[_Launch]) -> np.ndarray:
+    """The call's order of pairs: every launch's ``pairs``, one after the other."""
+    if len(launches) == 1:
+        return launches[0].pairs
+    return np.concatenate([launch.pairs for launch in launches])
+
+
+def _deal(jobs: list, cells: np.ndarray) -> dict[int, list]:
     """Chunks per device: most work first, each to the device with the least work so far."""
     queues: dict[int, list] = {device: [] for device in _devices}
     load = dict.fromkeys(_devices, 0)
@@ -302,12 +586,53 @@ def _deal(jobs: list[tuple[_Launch, np.ndarray]], cells: np.ndarray) -> dict[int
     return queues
 
 
-def _collect(cp: Any, running: list[tuple[int, Staged]], out: np.ndarray, device: int) -> None:
-    """Copy the results of one device's launched chunks into ``out`` and drop their buffers."""
-    for entry in [entry for entry in running if entry[0] == device]:
-        with cp.cuda.Device(device):
-            out[entry[1].pairs] = entry[1].result()
-        running.remove(entry)
+def _run_device(
+    cp: Any,
+    device: int,
+    queue: list[tuple[_Launch, int, int]],
+    upload: _Upload,
+    pairs: _Pairs,
+    module: Any,
+    mode: str,
+    affine: bool,
+    data: dict,
+) -> tuple[Any, Any, Any]:
+    """Launch one device's chunks on a compute stream, each after the residues it reads have
+    arrived; returns the device's (pairs in the call's order, 3) int32 results, the stream,
+    and what must stay alive until the stream is synchronised."""
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        args = pairs.to_device(cp)
+        out = cp.empty((len(pairs.order), 3), dtype=np.int32)
+        running: list[Staged] = []
+        work = [(launch, a, b) for launch, a, b in sorted(queue, key=lambda job: job[1])]
+        work.reverse()
+        while work:
+            launch, a, b = work.pop()
+            name = kernel_name(mode, affine, launch.kernel_lane, launch.columns, launch.group)
+            try:
+                kernel = module.function(name)
+                staged = _stage_chunk(
+                    cp, kernel, launch, a, b, pairs, args, upload.codes, out, data
+                )
+            except cp.cuda.memory.OutOfMemoryError:
+                # first make room by finishing this device's chunks, then split this one
+                stream.synchronize()
+                cp.get_default_memory_pool().free_all_blocks()
+                if running:
+                    running.clear()
+                    work.append((launch, a, b))
+                elif b - a > 2:
+                    half = (a + b) // 2
+                    work += [(launch, half, b), (launch, a, half)]
+                else:
+                    raise
+                continue
+            upload.wait(stream, pairs.needs(a, b))
+            staged.launch()
+            running.append(staged)
+    # the arguments and launches stay referenced until the caller has synchronised the stream
+    return out, stream, (args, running)
 
 
 def score(
@@ -332,51 +657,93 @@ def score(
 
     if lanes not in LANES:
         raise InvalidParameter("lanes", lanes, choices=LANES)
-    m = queries.lengths[q_index].astype(np.int64)
-    n = targets.lengths[t_index].astype(np.int64)
-    out = np.empty((len(q_index), 3), dtype=np.int64)
+    firsts = (_first(q_index), _first(t_index))
+    m = _lengths(queries, q_index, firsts[0])
+    n = _lengths(targets, t_index, firsts[1])
     empty = (m == 0) | (n == 0)
+    if empty.all():
+        return _with_empty_pairs(
+            np.empty((len(m), 3), dtype=np.int64), empty, m, n, mode, gap_open, gap_extend
+        )
+    # the residues start on their way to every device before the planning
+    spans = _spans(queries, targets, q_index, t_index, firsts, m, n)
+    uploads = {}
+    for device in _devices:
+        with cp.cuda.Device(device):
+            uploads[device] = _Upload(cp, device, spans.sources)
+    launches = _plan(m, n, matrix, gap_open, gap_extend, lanes)
+    affine = gap_open != gap_extend
+    order = _order(launches)
+    pairs = _Pairs(cp, spans, m, n, order)
+    parts = len(_devices)
+    jobs = [
+        (launch, a, b)
+        for launch in launches
+        for a, b in _ranges(launch, _longest_query(launch, pairs), parts)
+    ]
+    if parts > 1:
+        cells = np.cumsum(pairs.m.astype(np.int64) * pairs.n)
+        work = np.array([cells[b - 1] - (cells[a - 1] if a else 0) for _, a, b in jobs])
+        queues = {device: queue for device, queue in _deal(jobs, work).items() if queue}
+    else:
+        queues = {_devices[0]: jobs}
+    results = {}
+    for device, queue in queues.items():
+        with cp.cuda.Device(device):
+            module = _module(mode, affine, [launch for launch, _, _ in queue])
+            data = _data(cp, matrix, gap_open, gap_extend)
+            results[device] = _run_device(
+                cp, device, queue, uploads[device], pairs, module, mode, affine, data
+            )
+    # fields in rows of the transposed array: the caller copies out whole columns
+    out = _pinned(cp, np.int64, (3, len(m))).T
+    for device, queue in queues.items():
+        with cp.cuda.Device(device):
+            device_out, stream, _alive = results[device]
+            if len(queues) == 1:
+                # rows back in call order on the device, widened there, one copy to the host
+                with stream:
+                    wide = device_out.astype(np.int64).T
+                    if pairs.identity:
+                        full = cp.ascontiguousarray(wide)
+                    else:
+                        full = cp.empty((3, len(m)), dtype=np.int64)
+                        where = cp.asarray(order)
+                        for field in range(3):
+                            full[field][where] = wide[field]
+                    full.get(stream=stream, out=out.T)
+                stream.synchronize()
+            else:
+                host = device_out.get(stream=stream)
+                stream.synchronize()
+                for _, a, b in queue:
+                    out[order[a:b]] = host[a:b]
+    for upload in uploads.values():
+        upload.join()
+    return _with_empty_pairs(out, empty, m, n, mode, gap_open, gap_extend)
+
+
+def _pinned(cp: Any, dtype: type, shape: tuple[int, ...]) -> np.ndarray:
+    """A host array in pinned memory (the device copies to and from it at full speed; it
+    returns to CuPy's pinned pool when the array is dropped)."""
+    count = int(np.prod(shape))
+    memory = cp.cuda.alloc_pinned_memory(max(1, count * np.dtype(dtype).itemsize))
+    return np.frombuffer(memory, dtype, count).reshape(shape)
+
+
+def _with_empty_pairs(
+    out: np.ndarray,
+    empty: np.ndarray,
+    m: np.ndarray,
+    n: np.ndarray,
+    mode: str,
+    gap_open: int,
+    gap_extend: int,
+) -> np.ndarray:
+    """``out`` with the rows of the pairs with an empty side filled in."""
     if empty.any():
         s, qe, te = _empty_pairs(m[empty], n[empty], mode, gap_open, gap_extend)
         out[empty, 0], out[empty, 1], out[empty, 2] = s, qe, te
-    launches = _plan(m, n, matrix, gap_open, gap_extend, lanes)
-    if not launches:
-        return out
-    affine = gap_open != gap_extend
-    jobs = [(launch, part) for launch in launches for part in _chunks(launch, m, len(_devices))]
-    cells = np.array([int(np.sum(m[part] * n[part])) for _, part in jobs], dtype=np.int64)
-    running: list[tuple[int, Staged]] = []
-    for device, queue in _deal(jobs, cells).items():
-        if not queue:
-            continue
-        with cp.cuda.Device(device):
-            module = _module(mode, affine, [launch for launch, _ in queue])
-            data = _device_data(
-                cp, queries, targets, q_index, t_index, matrix, gap_open, gap_extend
-            )
-            queue.reverse()
-            while queue:
-                launch, pairs = queue.pop()
-                name = kernel_name(mode, affine, launch.kernel_lane, launch.columns, launch.group)
-                try:
-                    staged = _stage_chunk(cp, module.function(name), launch, pairs, data)
-                except cp.cuda.memory.OutOfMemoryError:
-                    # first make room by finishing this device's chunks, then split this one
-                    cp.get_default_memory_pool().free_all_blocks()
-                    if any(entry[0] == device for entry in running):
-                        _collect(cp, running, out, device)
-                        cp.get_default_memory_pool().free_all_blocks()
-                        queue.append((launch, pairs))
-                    elif len(pairs) > 2:
-                        half = len(pairs) // 2
-                        queue += [(launch, pairs[half:]), (launch, pairs[:half])]
-                    else:
-                        raise
-                    continue
-                staged.launch()
-                running.append((device, staged))
-    for device in _devices:
-        _collect(cp, running, out, device)
     return out
 
 

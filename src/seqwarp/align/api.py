@@ -109,13 +109,18 @@ class Aligner:
         cells = queries.lengths[q_index] * targets.lengths[t_index]
         engine = self._engine()
         workers = engine.prepare(self.threads)
-        order = largest_first(cells)
         total = int(cells.sum())
-        fields = np.empty((len(q_index), 8 if output == "cigar" else 3), dtype=np.int64)
+        limit = _CHUNK_CELLS * workers
+        # the GPU engine orders pairs by shape itself and reads each chunk's residues as one
+        # span: it takes consecutive pairs, sparing a sort and a gather per call
+        ordered = self.backend.kind == "gpu" and output != "cigar"
+        order = None if ordered else largest_first(cells)
+        # columns contiguous: the result copies each field out whole
+        fields = np.empty((len(q_index), 8 if output == "cigar" else 3), dtype=np.int64, order="F")
         cigars: list[str] = [""] * len(q_index) if output == "cigar" else []
         done = 0
-        for part in slices_by_cells(cells[order], _CHUNK_CELLS * workers):
-            chosen = order[part]
+        for part in slices_by_cells(cells if order is None else cells[order], limit):
+            chosen = part if order is None else order[part]
             args = (
                 queries,
                 targets,
@@ -132,7 +137,10 @@ class Aligner:
                     cigars[slot] = text
             else:
                 values = engine.score(*args)
-            fields[chosen] = values
+            if order is None and values.shape == fields.shape:
+                fields = values  # one chunk of all pairs, in call order: no copy
+            else:
+                fields[chosen] = values
             done += int(cells[chosen].sum())
             if progress is not None:
                 progress(done, total)

@@ -11,8 +11,10 @@ __all__ = [
     "lane_groups",
     "largest_first",
     "score_bound",
+    "shape_key",
+    "shape_order",
     "slices_by_cells",
-    "tile_bins",
+    "tile_bounds",
     "traceback_block",
 ]
 
@@ -78,16 +80,33 @@ def score_bound(
     return np.maximum(high, low)
 
 
-def tile_bins(target_lengths: np.ndarray, widths: tuple[int, ...]) -> list[np.ndarray]:
-    """Pairs grouped by the narrowest tile width (columns a group covers at once) that holds
-    their target, the last width taking every longer target in stripes; inside a bin, pairs
-    are in increasing order of target length so that neighbours pad each other little."""
+def shape_order(keys: np.ndarray) -> np.ndarray:
+    """Pairs in increasing order of their :func:`shape_key`: (target, query) length in steps
+    of 32, so that neighbours in a GPU group or warp pad each other little. The key has 16
+    bits, so the stable sort is a radix sort (linear time); a batch of one shape keeps its
+    order without a sort."""
+    if len(keys) == 0 or keys.min() == keys.max():
+        return np.arange(len(keys), dtype=np.int64)
+    return np.argsort(keys, kind="stable")
+
+
+def shape_key(query_lengths: np.ndarray, target_lengths: np.ndarray) -> np.ndarray:
+    """16-bit sort key of :func:`shape_order`: ``(n - 1) // 32`` in the high byte and
+    ``(m - 1) // 32`` in the low byte, each capped at 255."""
+    m = np.asarray(query_lengths, dtype=np.int64)
     n = np.asarray(target_lengths, dtype=np.int64)
-    which = np.searchsorted(np.asarray(widths), n, side="left")
-    which = np.minimum(which, len(widths) - 1)
-    # a 16-bit key sorts by radix, in linear time
-    order = np.argsort(np.minimum(n, 65535).astype(np.uint16), kind="stable")
-    return [order[which[order] == b] for b in range(len(widths))]
+    high = np.minimum((n - 1) >> 5, 255)
+    return ((high << 8) | np.minimum((m - 1) >> 5, 255)).astype(np.uint16)
+
+
+def tile_bounds(sorted_keys: np.ndarray, widths: tuple[int, ...]) -> np.ndarray:
+    """Where each tile width's bin ends in pairs sorted by :func:`shape_key`: a pair belongs to
+    the narrowest width (a multiple of 32) that holds its target, the last width taking every
+    longer target in stripes. Returns ``len(widths) + 1`` boundaries, starting at 0."""
+    high = np.asarray(sorted_keys, dtype=np.uint16) >> 8
+    columns = np.minimum(np.asarray(widths[:-1], dtype=np.int64) // 32, 256)
+    cuts = np.searchsorted(high, columns.astype(np.uint16), side="left")
+    return np.concatenate(([0], cuts, [len(high)])).astype(np.int64)
 
 
 def lane_groups(q_len: np.ndarray, t_len: np.ndarray, lanes: int) -> tuple[np.ndarray, np.ndarray]:
