@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 from assembly_simulate import random_dna, revcomp, simulate_pairs, write_pairs
 
-from seqwarp.assembly.api import extend_contigs
-from seqwarp.assembly.options import LocalAssemblyOptions
+from seqwarp.assembly.api import _walk_params, extend_contigs
+from seqwarp.assembly.options import PRESETS, LocalAssemblyOptions
 from seqwarp.assembly.report import write_ends, write_fasta
+from seqwarp.assembly.rules import MHM2_RULE
 from seqwarp.assembly.select import Alignments
 
 GENOME = random_dna(3000, 7)
@@ -39,11 +40,13 @@ def test_extensions_match_the_genome(data):
     assert ends.k.tolist() == [21, 21, 21, 21]
 
 
-def test_output_is_identical_with_1_and_2_threads_and_run_to_run(data, tmp_path):
+@pytest.mark.parametrize("accuracy", ["mhm2", "strict"])
+def test_output_is_identical_with_1_and_2_threads_and_run_to_run(data, tmp_path, accuracy):
     _, contigs, r1, r2 = data
+    options = LocalAssemblyOptions.preset(accuracy)
     outputs = []
     for run, threads in enumerate((1, 2, 2)):
-        result = extend_contigs(contigs, r1, r2, threads=threads)
+        result = extend_contigs(contigs, r1, r2, options=options, threads=threads)
         write_fasta(result, tmp_path / f"{run}.fa")
         write_ends(result, tmp_path / f"{run}.tsv")
         outputs.append(
@@ -129,3 +132,36 @@ def test_reads_on_both_strands_extend_both_ends(tmp_path):
     assert result.contigs.sequence(0) == GENOME[130:570]
     assert result.ends.reads.tolist() == [2, 2]
     assert result.ends.extension.tolist() == [70, 70]
+
+
+def test_defaults_are_mhm2_and_the_strict_preset_only_adds_stricter_choices():
+    assert LocalAssemblyOptions.preset("mhm2") == LocalAssemblyOptions()
+    strict = LocalAssemblyOptions.preset("strict")
+    default = LocalAssemblyOptions()
+    changed = {
+        name
+        for name in (
+            "min_votes",
+            "min_hiq_votes",
+            "min_rating",
+            "fork_ratio",
+            "rival_ratio",
+            "min_identity",
+        )
+        if getattr(strict, name) != getattr(default, name)
+    }
+    assert changed == set(PRESETS["strict"])
+    assert strict.k == default.k and strict.min_read_length == default.min_read_length
+    assert LocalAssemblyOptions.preset("strict", min_rating=1).min_rating == 1
+
+
+def test_default_walk_params_apply_mhm2_choices():
+    params = _walk_params(LocalAssemblyOptions(), 100)
+    chosen = (
+        params.min_votes,
+        params.min_hiq_votes,
+        params.min_rating,
+        params.fork_ratio,
+        params.rival_ratio,
+    )
+    assert chosen == tuple(MHM2_RULE)

@@ -104,3 +104,53 @@ def test_alignments_option_reads_a_sam(data, tmp_path):
     assert code == 0
     assert out == f">c1\n{GENOME[1000:2000]}\n>c2\n{revcomp(GENOME[2200:2600])}\n"
     assert err.startswith("seqwarp extend: 0 contig ends walked, 0 bases added;")
+
+
+def test_accuracy_strict_extends_less_or_as_much(data, tmp_path):
+    _, contigs, r1, r2 = data
+    mhm2_tsv, strict_tsv = tmp_path / "default.tsv", tmp_path / "strict.tsv"
+    assert run(contigs, r1, r2, "--report", mhm2_tsv, "-o", tmp_path / "d.fa")[0] == 0
+    code, _, _ = run(contigs, r1, r2, "--accuracy", "strict", "--report", strict_tsv)
+    assert code == 0
+    mhm2 = [int(row[5]) for row in report_rows(mhm2_tsv)]
+    strict = [int(row[5]) for row in report_rows(strict_tsv)]
+    assert len(strict) == len(mhm2)
+    assert all(s <= d for d, s in zip(mhm2, strict, strict=True))
+    assert sum(strict) < sum(mhm2)
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [
+        ("--min-votes", "2"),
+        ("--min-hiq-votes", "2"),
+        ("--min-rating", "3"),
+        ("--fork-ratio", "0"),
+        ("--rival-ratio", "0.2"),
+        ("--min-identity", "0.98"),
+    ],
+)
+def test_each_accuracy_flag_is_accepted(data, tmp_path, flag):
+    _, contigs, r1, r2 = data
+    assert run(contigs, r1, r2, *flag, "-o", tmp_path / "o.fa")[0] == 0
+
+
+def test_an_accuracy_flag_overrides_the_preset(data, tmp_path):
+    _, contigs, r1, r2 = data
+    preset, relaxed = tmp_path / "preset.tsv", tmp_path / "relaxed.tsv"
+    assert run(contigs, r1, r2, "--accuracy", "strict", "--report", preset)[0] == 0
+    args = ("--accuracy", "strict", "--min-rating", "1", "--report", relaxed)
+    assert run(contigs, r1, r2, *args)[0] == 0
+    assert [r[5] for r in report_rows(preset)] != [r[5] for r in report_rows(relaxed)]
+
+
+def test_bad_accuracy_values_fail(data):
+    _, contigs, r1, r2 = data
+    code, _, err = run(contigs, r1, r2, "--fork-ratio", "1.5")
+    assert (code, err) == (
+        2,
+        "seqwarp extend: error: invalid value for 'fork_ratio': 1.5; expected a value in 0..1\n",
+    )
+    code, _, err = run(contigs, r1, r2, "--accuracy", "loose")
+    assert code == 2
+    assert "invalid choice: 'loose'" in err

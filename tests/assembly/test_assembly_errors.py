@@ -127,8 +127,19 @@ def test_bad_option_values(files):
             "invalid value for 'max_reads_per_side': 0; expected a value >= 1",
         ),
         ({"min_read_length": 1.5}, "invalid value for 'min_read_length': 1.5; expected an integer"),
+        ({"min_votes": 0}, "invalid value for 'min_votes': 0; expected a value >= 1"),
+        ({"min_hiq_votes": -1}, "invalid value for 'min_hiq_votes': -1; expected a value >= 0"),
+        ({"min_rating": 8}, "invalid value for 'min_rating': 8; expected a value in 1..7"),
+        ({"rival_ratio": -0.1}, "invalid value for 'rival_ratio': -0.1; expected a value in 0..1"),
+        ({"min_identity": 2.0}, "invalid value for 'min_identity': 2.0; expected a value in 0..1"),
     ],
 )
 def test_invalid_options(options, message):
     with pytest.raises(InvalidParameter, match=f"^{re.escape(message)}$"):
         LocalAssemblyOptions(**options)
+
+
+def test_unknown_accuracy_preset():
+    message = "invalid value for 'accuracy': 'loose' (expected one of: mhm2, strict)"
+    with pytest.raises(InvalidParameter, match=f"^{re.escape(message)}$"):
+        LocalAssemblyOptions.preset("loose")

@@ -8,6 +8,8 @@ import pytest
 from seqwarp.assembly.rules import (
     DEAD_END,
     FORK,
+    MHM2_RULE,
+    ChoiceRule,
     base_rating,
     choose_extension,
     depth_thresholds,
@@ -20,9 +22,9 @@ def rate(nvotes: int, hiq: int, depth: int) -> int:
     return base_rating(nvotes, hiq, *depth_thresholds(depth, 0.2, 0.3))
 
 
-def choose(low: list[int], high: list[int], depth: int = 0) -> int:
+def choose(low: list[int], high: list[int], depth: int = 0, rule: ChoiceRule = MHM2_RULE) -> int:
     votes = np.array(low + high, dtype=np.uint16)
-    return choose_extension(votes, *depth_thresholds(depth, 0.2, 0.3))
+    return choose_extension(votes, *depth_thresholds(depth, 0.2, 0.3), rule)
 
 
 @pytest.mark.parametrize(
@@ -122,3 +124,68 @@ def test_three_sevens_fork_even_with_unequal_votes():
 def test_high_quality_tie_breaks_equal_ratings_before_votes():
     # both rate 5 at depth 20 (hiq < 4); G has more hiq, T more votes: runner-up 5 >= 3 -> X
     assert choose([0, 0, 6, 7], [0, 0, 3, 2], 20) == DEAD_END
+
+
+# --- stricter choices (options off by default) ----------------------------------------------
+
+
+def rule(**changes) -> ChoiceRule:
+    return MHM2_RULE._replace(**changes)
+
+
+def test_min_votes_turns_a_single_uncontested_vote_into_a_dead_end():
+    assert choose([0, 0, 1, 0], [0, 0, 0, 0], rule=rule(min_votes=2)) == DEAD_END
+    assert choose([0, 0, 2, 0], [0, 0, 2, 0], rule=rule(min_votes=2)) == G
+    assert choose([0, 0, 2, 0], [0, 0, 2, 0], rule=rule(min_votes=3)) == DEAD_END
+
+
+def test_min_hiq_votes_counts_high_quality_votes_of_the_chosen_base():
+    # depth 0: 3 votes, 1 high-quality rates 5 and extends under MHM2's rule
+    assert choose([0, 0, 3, 0], [0, 0, 1, 0]) == G
+    assert choose([0, 0, 3, 0], [0, 0, 1, 0], rule=rule(min_hiq_votes=2)) == DEAD_END
+    assert choose([0, 0, 3, 0], [0, 0, 2, 0], rule=rule(min_hiq_votes=2)) == G
+
+
+def test_min_rating_asks_for_votes_in_proportion_to_depth():
+    # depth 20: min_viable 4; 3 uncontested votes rate 2, 4 votes with 3 hiq rate 3
+    assert choose([3, 0, 0, 0], [3, 0, 0, 0], 20) == A
+    assert choose([3, 0, 0, 0], [3, 0, 0, 0], 20, rule(min_rating=3)) == DEAD_END
+    assert choose([4, 0, 0, 0], [3, 0, 0, 0], 20, rule(min_rating=3)) == A
+    assert choose([4, 0, 0, 0], [3, 0, 0, 0], 20, rule(min_rating=4)) == DEAD_END
+
+
+def test_fork_ratio_forks_two_sevens_whose_votes_are_close():
+    # C wins 12 to 10 under MHM2; 10 >= 0.8 * 12 forks, 10 < 0.85 * 12 does not
+    assert choose([10, 12, 0, 0], [10, 8, 0, 0], rule=rule(fork_ratio=0.8)) == FORK
+    assert choose([10, 12, 0, 0], [10, 8, 0, 0], rule=rule(fork_ratio=0.85)) == C
+
+
+def test_fork_ratio_zero_forks_every_two_sevens():
+    assert choose([2, 20, 0, 0], [2, 20, 0, 0]) == C
+    assert choose([2, 20, 0, 0], [2, 20, 0, 0], rule=rule(fork_ratio=0.0)) == FORK
+
+
+def test_fork_ratio_does_not_touch_a_seven_against_a_lower_rating():
+    assert choose([9, 0, 0, 8], [9, 0, 0, 5], 20, rule(fork_ratio=0.0)) == A  # 7 vs 6
+
+
+def test_rival_ratio_forks_whatever_the_ratings():
+    # depth 20: A rates 7, C (2 votes) rates 2; MHM2 takes A
+    assert choose([10, 2, 0, 0], [10, 2, 0, 0], 20) == A
+    assert choose([10, 2, 0, 0], [10, 2, 0, 0], 20, rule(rival_ratio=0.2)) == FORK
+    assert choose([10, 2, 0, 0], [10, 2, 0, 0], 20, rule(rival_ratio=0.21)) == A
+    assert choose([9, 0, 0, 8], [9, 0, 0, 5], 20, rule(rival_ratio=0.88)) == FORK
+    assert choose([9, 0, 0, 8], [9, 0, 0, 5], 20, rule(rival_ratio=0.9)) == A
+
+
+def test_rival_ratio_counts_a_single_vote_against_few():
+    # depth 0: A (3 votes) rates 7, C (1 vote) rates 1
+    assert choose([3, 1, 0, 0], [3, 1, 0, 0]) == A
+    assert choose([3, 1, 0, 0], [3, 1, 0, 0], rule=rule(rival_ratio=0.34)) == A
+    assert choose([3, 1, 0, 0], [3, 1, 0, 0], rule=rule(rival_ratio=0.33)) == FORK
+
+
+def test_stricter_tests_leave_forks_and_dead_ends_alone():
+    strict = rule(min_votes=5, rival_ratio=0.5)
+    assert choose([0, 7, 0, 7], [0, 7, 0, 3], rule=strict) == FORK
+    assert choose([1, 0, 1, 0], [1, 0, 1, 0], rule=strict) == DEAD_END

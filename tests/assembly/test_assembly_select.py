@@ -124,3 +124,21 @@ def test_at_most_max_reads_per_side_in_read_order():
     assert chosen.read.tolist() == [2, 4, 6]
     assert (chosen.direct, chosen.excess) == (4, 1)
     assert chosen.side.tolist() == [RIGHT] * 3
+
+
+def test_min_identity_drops_alignments_with_mismatches_in_the_aligned_part():
+    # 100 aligned bases scoring 96: two mismatches, identity 0.98
+    two_mismatches = (0, 0, "+", 0, 100, 150, 900, 1000, 1000, 96)
+    assert side_rows([two_mismatches]) == [(0, 0, "R", False)]
+    assert side_rows([two_mismatches], min_identity=0.98) == [(0, 0, "R", False)]
+    assert side_rows([two_mismatches], min_identity=0.981) == []
+
+
+def test_min_identity_filters_before_the_best_alignment_is_chosen():
+    # the higher-scoring alignment (contig 1, 120 bases, 4 mismatches) fails 0.97; contig 0 serves
+    rows = [
+        (0, 0, "+", 0, 100, 150, 900, 1000, 1000, 100),
+        (0, 1, "+", 0, 120, 150, 880, 1000, 1000, 112),
+    ]
+    assert side_rows(rows) == [(0, 1, "R", False)]
+    assert side_rows(rows, min_identity=0.97) == [(0, 0, "R", False)]

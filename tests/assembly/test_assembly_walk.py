@@ -118,6 +118,35 @@ def test_walk_stops_on_a_repeat_and_upshifts_until_the_contig_length():
     assert (k, iterations) == (21, 4)
 
 
+def test_min_votes_stops_where_only_one_read_covers_the_next_base():
+    contig = GENOME[:200]
+    reads = tiles(GENOME, range(100, 240, 10), 150)
+    # bases 370..379 are voted for by the last read only (k = 21: X, 13 < 21 stops)
+    assert walk_one(contig, reads, min_votes=2) == ("X", GENOME[200:370], 21, 1)
+    assert walk_one(contig, reads, min_votes=3) == ("X", GENOME[200:360], 21, 1)
+
+
+def test_a_minority_strain_is_followed_by_default_and_forks_with_fork_ratio_zero():
+    contig = GENOME[:200]
+    strain = GENOME[:230] + ("A" if GENOME[230] != "A" else "C") + GENOME[231:]
+    reads = tiles(GENOME, range(100, 160, 10), 150) + tiles(strain, range(100, 160, 20), 150)
+    # 6 reads against 3 at depth 0: both bases rate 7 and the majority wins
+    outcome, walked, _, _ = walk_one(contig, reads)
+    assert (outcome, walked) == ("X", GENOME[200:300])
+    outcome, walked, k, _ = walk_one(contig, reads, fork_ratio=0.0)
+    assert (outcome, walked, k) == ("F", GENOME[200:230], 21)
+
+
+def test_rival_ratio_forks_at_a_single_read_of_another_strain():
+    contig = GENOME[:200]
+    strain = GENOME[:230] + ("A" if GENOME[230] != "A" else "C") + GENOME[231:]
+    reads = tiles(GENOME, range(100, 160, 10), 150) + tiles(strain, range(100, 101), 150)
+    # 6 votes against 1 at k = 21: MHM2 follows the 6 (rating 7 against 1)
+    assert walk_one(contig, reads)[:2] == ("X", GENOME[200:300])
+    assert walk_one(contig, reads, rival_ratio=0.17)[:2] == ("X", GENOME[200:300])
+    assert walk_one(contig, reads, rival_ratio=0.16)[:2] == ("F", GENOME[200:230])
+
+
 # --- the k-shift loop (§6) ----------------------------------------------------------------
 
 

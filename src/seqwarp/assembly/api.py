@@ -7,6 +7,9 @@ Reads are mapped to the contig ends (seqwarp's aligner, or a SAM/BAM given as
 ``alignments=``), the reads of each end are chosen and oriented by MetaHipMer2's rules, and each
 end is extended by mer-walks with k shifts: right ends first, then left ends of the
 right-extended contigs.
+
+The default options reproduce MetaHipMer2; ``options=LocalAssemblyOptions.preset("strict")``
+trades length for accuracy (see :mod:`seqwarp.assembly.options`).
 """
 
 from __future__ import annotations
@@ -258,6 +261,11 @@ def _walk_params(options: LocalAssemblyOptions, walk_limit: int) -> WalkParams:
         options.hi_qual,
         float(options.min_viable_depth),
         float(options.min_expected_depth),
+        options.min_votes,
+        options.min_hiq_votes,
+        options.min_rating,
+        float(options.fork_ratio),
+        float(options.rival_ratio),
     )
 
 

@@ -1,4 +1,8 @@
-"""``seqwarp extend``: extend contig ends with overhanging reads (MetaHipMer2 local assembly)."""
+"""``seqwarp extend``: extend contig ends with overhanging reads (MetaHipMer2 local assembly).
+
+Defaults reproduce MetaHipMer2; ``--accuracy strict`` trades length for accuracy (see
+:mod:`seqwarp.assembly.options`), and each of its settings can be overridden by its own flag.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import argparse
 from typing import TextIO
 
 from ..errors import InvalidParameter
-from .options import LocalAssemblyOptions
+from .options import PRESETS, LocalAssemblyOptions
 
 __all__ = ["configure", "run"]
 
@@ -17,6 +21,11 @@ def _insert(text: str) -> tuple[int, int]:
         return int(mean), int(stddev)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected MEAN:STDDEV, got {text!r}") from None
+
+
+def _describe(settings: dict) -> str:
+    """``--flag value`` pairs of a preset, for the help text."""
+    return " ".join(f"--{name.replace('_', '-')} {value}" for name, value in settings.items())
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -59,6 +68,51 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--keep-short", action="store_true", help="pass contigs shorter than k through unchanged"
     )
     parser.add_argument("-t", "--threads", type=int, help="numba threads (default: all cores)")
+    strict = parser.add_argument_group(
+        "accuracy",
+        "stricter choices than MetaHipMer2's, trading length for accuracy; --accuracy strict "
+        f"sets {_describe(PRESETS['strict'])}; each flag below overrides the preset",
+    )
+    strict.add_argument(
+        "--accuracy",
+        choices=list(PRESETS),
+        default="mhm2",
+        help="mhm2 (default: MetaHipMer2's rules) or strict",
+    )
+    strict.add_argument(
+        "--min-votes",
+        type=int,
+        help="votes (Q >= 10) the next base needs, else a dead end (MHM2: 1)",
+    )
+    strict.add_argument(
+        "--min-hiq-votes",
+        type=int,
+        help="high-quality votes (Q >= 20) the next base needs, else a dead end (MHM2: 0)",
+    )
+    strict.add_argument(
+        "--min-rating",
+        type=int,
+        help="the next base must rate at least this (1..7; 3: votes >= 0.2 x depth, "
+        "5: >= 0.3 x depth), else a dead end (MHM2: 1)",
+    )
+    strict.add_argument(
+        "--fork-ratio",
+        type=float,
+        help="two bases rating 7 fork when the lesser has this fraction of the greater's "
+        "votes (MHM2: 1.0, equal votes only; 0 forks on every two sevens)",
+    )
+    strict.add_argument(
+        "--rival-ratio",
+        type=float,
+        help="fork when another base has this fraction of the chosen base's votes, "
+        "whatever the ratings (MHM2: 0, off)",
+    )
+    strict.add_argument(
+        "--min-identity",
+        type=float,
+        help="alignments used to pick candidate reads need this identity over their "
+        "aligned part (MHM2: 0, off)",
+    )
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
@@ -68,12 +122,26 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
     if args.threads is not None and args.threads < 1:
         raise InvalidParameter("threads", args.threads, hint="expected a value >= 1")
-    options = LocalAssemblyOptions(
+    overrides = {
+        name: getattr(args, name)
+        for name in (
+            "min_votes",
+            "min_hiq_votes",
+            "min_rating",
+            "fork_ratio",
+            "rival_ratio",
+            "min_identity",
+        )
+        if getattr(args, name) is not None
+    }
+    options = LocalAssemblyOptions.preset(
+        args.accuracy,
         k=args.k,
         min_read_length=args.min_read_length,
         best_alignment_ties=args.ties,
         overhang_both_sides=args.both_sides,
         max_reads_per_side=args.max_reads,
+        **overrides,
     )
     result = extend_contigs(
         args.contigs,

