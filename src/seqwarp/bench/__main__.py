@@ -16,6 +16,7 @@ __all__ = ["BENCHMARKS", "main"]
 BENCHMARKS = {
     "align": "align",
     "align-gpu": "align_gpu",
+    "align-scaling": "align_scaling",
     "hmm": "hmm",
     "assembly": "assembly",
 }
