@@ -413,11 +413,6 @@ def score_groups(
                 out[members[lane], f] = ends[lane, f]
 
 
-def traceback_bytes(q_len: np.ndarray, t_len: np.ndarray) -> int:
-    """Bytes of direction flags a lane group of these pairs needs (for the lane traceback)."""
-    return int(q_len.max(initial=0)) * (int(t_len.max(initial=0)) + 1) * LANES
-
-
 @parallel_jit
 def align_groups(
     q_codes,
