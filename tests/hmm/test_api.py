@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 import pyhmmer
 import pytest
 from hmm_support import ANAEROCOCCUS, PYHMMER_DATA, load_models, load_targets, strip_comments
@@ -12,6 +13,7 @@ from pyhmmer.plan7 import Background, Pipeline
 
 from seqwarp.cli import main
 from seqwarp.hmm import SearchOptions, files, hmmsearch, stage
+from seqwarp.hmm.api import _jobs
 from seqwarp.hmm.profile import FilterProfile
 
 
@@ -86,3 +88,18 @@ def test_full_filter_stage_keeps_every_hmmer_hit(models) -> None:
         expected = Pipeline(targets.alphabet).search_hmm(hmm, targets)
         assert _domains([got]) == _domains([expected]), hmm.name
         assert len(kept) < len(targets) // 10
+
+
+def test_survivor_jobs_cover_every_target_once_and_split_large_models() -> None:
+    """The thread pool's pieces: each survivor in exactly one piece of its model, a model
+    with most of the work cut into several pieces, a model without survivors kept."""
+    lengths = np.arange(1, 401, dtype=np.int64)
+    kept = [np.arange(0, 400, 2), np.array([1, 3], dtype=np.int64), np.zeros(0, dtype=np.int64)]
+    jobs = _jobs([1000, 50, 80], kept, lengths, workers=2)
+    for model, keep in enumerate(kept):
+        pieces = [piece for m, _, piece, _ in jobs if m == model]
+        assert np.array_equal(np.sort(np.concatenate(pieces)), keep)
+    assert sum(1 for m, *_ in jobs if m == 0) >= 4
+    assert [part for m, part, *_ in jobs if m == 0] == list(range(len(jobs) - 2))
+    (single,) = _jobs([1000], [kept[0]], lengths, workers=1)  # one thread: no cutting
+    assert np.array_equal(single[2], kept[0])

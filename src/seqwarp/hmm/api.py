@@ -1,14 +1,16 @@
 """``hmmsearch``: HMMER 3.4's hmmsearch with seqwarp's batched filter stage in front.
 
-Targets are read in chunks, packed once per chunk into striped blocks, and every model's MSV,
-bias and Viterbi filters run over them in numba kernels. The few survivors go through
-pyhmmer's ``Pipeline`` (HMMER itself) with ``Z`` fixed to the whole database, so hits,
-E-values, domains and alignments are HMMER's; per-chunk results are merged per model.
+Targets are read in chunks; one numba pass scores every model's MSV over a chunk, then the
+bias filter runs on each model's candidates. The few survivors go through pyhmmer's
+``Pipeline`` (HMMER itself) with ``Z`` fixed to the whole database, so hits, E-values, domains
+and alignments are HMMER's; the survivors are cut into pieces of similar cost for the thread
+pool, and the pieces' results are merged per model.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -186,40 +188,49 @@ def hmmsearch(
     if Z is None:  # HMMER's Z: the number of targets in the whole database
         Z = len(first) if second is None else count()
     stream = itertools.chain([first], [] if second is None else [second], iterator)
+    tables = stage.MSVTables.of(profiles)
     results: list[list[TopHits]] = [[] for _ in models]
     workers = numba.get_num_threads()
-    split = max(1, workers // len(models))  # few models: share their survivors out too
     with ThreadPoolExecutor(max_workers=workers) as pool:  # pyhmmer releases the GIL
         for block in stream:
             codes, offsets = files.as_csr(block)
             files.check_lengths(block, np.diff(offsets), name)
             prepared = stage.prepare(codes, offsets)
-            searches = []
-            for hmm, profile in zip(models, profiles, strict=True):
-                keep = stage.survivors(profile, prepared, settings)
-                searches.append(  # one pipeline per job: a Pipeline is not thread-safe
-                    [
-                        pool.submit(options.pipeline(alphabet, Z).search_hmm, hmm, piece)
-                        for piece in _split(block, keep, split, alphabet)
-                    ]
-                )
-            for found, pending in zip(results, searches, strict=True):
-                found.extend(job.result() for job in pending)  # fixed order, whatever the timing
+            kept = stage.survivors_all(profiles, tables, prepared, settings)
+            jobs = _jobs([hmm.M for hmm in models], kept, np.diff(offsets), workers)
+            futures = []
+            for model, part, piece, _ in sorted(jobs, key=lambda job: -job[3]):  # costliest first
+                pipeline = options.pipeline(alphabet, Z)  # one per job: it is not thread-safe
+                targets = DigitalSequenceBlock(alphabet, [block[int(i)] for i in piece])
+                job = pool.submit(pipeline.search_hmm, models[model], targets)
+                futures.append((model, part, job))
+            for model, _, future in sorted(futures, key=lambda job: job[:2]):  # fixed order
+                results[model].append(future.result())
             if progress is not None:
                 progress(int(offsets[-1]))
     return [hits[0].merge(*hits[1:]) if len(hits) > 1 else hits[0] for hits in results]
 
 
-def _split(
-    block: DigitalSequenceBlock, keep: np.ndarray, parts: int, alphabet: Alphabet
-) -> list[DigitalSequenceBlock]:
-    """The surviving targets in up to ``parts`` blocks of about equal residue counts."""
-    if parts == 1 or len(keep) < 2 * parts:
-        return [DigitalSequenceBlock(alphabet, [block[int(i)] for i in keep])]
-    sizes = np.cumsum([len(block[int(i)]) for i in keep])
-    cuts = np.searchsorted(sizes, sizes[-1] * np.arange(1, parts) / parts)
-    return [
-        DigitalSequenceBlock(alphabet, [block[int(i)] for i in piece])
-        for piece in np.split(keep, cuts)
-        if len(piece)
-    ]
+def _jobs(
+    sizes: Sequence[int], kept: Sequence[np.ndarray], lengths: np.ndarray, workers: int
+) -> list[tuple[int, int, np.ndarray, float]]:
+    """HMMER's work on the survivors in pieces for the thread pool: (model, part, targets,
+    estimated cost). The cost of a target is its length times the model's (the Viterbi,
+    Forward and Backward matrices). A model whose survivors cost more than a quarter of one
+    worker's share of the total is cut into pieces of about that size, so that one large
+    model does not keep one thread busy while the others idle (pyhmmer's query-parallel
+    mode cannot do this). Every model gets at least one (possibly empty) piece."""
+    costs = [lengths[keep].astype(np.float64) * M for M, keep in zip(sizes, kept, strict=True)]
+    share = sum(float(c.sum()) for c in costs) / (4 * workers)
+    jobs = []
+    for model, (keep, cost) in enumerate(zip(kept, costs, strict=True)):
+        total = float(cost.sum())
+        parts = 1 if workers == 1 or share == 0 else min(len(keep), math.ceil(total / share))
+        parts = max(parts, 1)
+        cuts = np.searchsorted(np.cumsum(cost), total * np.arange(1, parts) / parts)
+        pieces = [piece for piece in np.split(keep, cuts) if len(piece)] or [keep]
+        jobs += [
+            (model, part, piece, float(lengths[piece].sum()) * sizes[model])
+            for part, piece in enumerate(pieces)
+        ]
+    return jobs

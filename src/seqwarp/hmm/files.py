@@ -144,10 +144,10 @@ def check_lengths(block: DigitalSequenceBlock, lengths: np.ndarray, where: str) 
 
 def as_csr(block: DigitalSequenceBlock) -> tuple[np.ndarray, np.ndarray]:
     """The block's digital codes as one ``uint8`` buffer plus ``int64`` offsets."""
-    parts = [np.asarray(sequence.sequence, dtype=np.uint8) for sequence in block]
+    parts = [memoryview(sequence.sequence) for sequence in block]  # no per-sequence arrays
     offsets = np.zeros(len(parts) + 1, dtype=np.int64)
-    np.cumsum([len(p) for p in parts], out=offsets[1:])
-    codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint8)
+    np.cumsum([p.nbytes for p in parts], out=offsets[1:])
+    codes = np.frombuffer(b"".join(parts), dtype=np.uint8)
     return codes, offsets
 
 

@@ -11,28 +11,32 @@ survivors then go through HMMER's own pipeline (pyhmmer), which makes the final 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 
 from . import cpu
-from .plan import StripedBlocks, pack
-from .profile import SCALE_B, FilterProfile, length_move, roundf
+from .plan import pack
+from .profile import NCODES, SCALE_B, FilterProfile, length_move, roundf
 
 __all__ = [
     "Chunk",
     "FilterSettings",
+    "MSVTables",
     "msv_scores",
     "prepare",
     "ssv_scores",
     "survivors",
+    "survivors_all",
     "viterbi_scores",
 ]
 
 LN2 = 0.69314718055994529
 MARGIN = 0.05  # nats in the target's favour on every filter comparison
 LANES = 16  # S: sequences per striped block (CUDAMPF++ lanes per warp)
+SSV_STEP = 128  # nodes per iteration of the SSV kernel's SIMD loop (2 AVX-512 vectors): no tail
 
 
 @dataclass(frozen=True)
@@ -52,11 +56,11 @@ class FilterSettings:
 
 @dataclass(frozen=True)
 class Chunk:
-    """One chunk of targets, packed once and shared by every model."""
+    """One chunk of targets with its per-target constants, shared by every model."""
 
     codes: np.ndarray  # uint8[total]: digital residues (pyhmmer codes), CSR
     offsets: np.ndarray  # int64[n + 1]
-    blocks: StripedBlocks
+    order: np.ndarray  # int64[n]: targets from longest to shortest (work balancing)
     tjb: np.ndarray  # int64[n]: MSV byte cost of the N/J move, per target length
     move: np.ndarray  # int64[n]: Viterbi-filter word score of the N/C/J move
     null: np.ndarray  # float64[n]: null-model score (nats), as p7_bg_NullOne
@@ -88,35 +92,82 @@ def _length_terms(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 def prepare(codes: np.ndarray, offsets: np.ndarray) -> Chunk:
-    """Pack a CSR chunk into striped blocks and compute its per-target constants."""
-    blocks = pack(codes, offsets, lanes=LANES, blocks=_blocks_for(len(offsets) - 1))
-    tjb, move, null = _length_terms(np.diff(offsets))
-    return Chunk(codes, offsets, blocks, tjb, move, null)
+    """Compute a CSR chunk's per-target constants and its longest-first work order."""
+    lengths = np.diff(offsets)
+    tjb, move, null = _length_terms(lengths)
+    order = np.argsort(-lengths, kind="stable").astype(np.int64)
+    return Chunk(codes, offsets, order, tjb, move, null)
+
+
+@dataclass(frozen=True)
+class MSVTables:
+    """The byte tables of several models side by side, so one kernel pass scores them all."""
+
+    cost: np.ndarray  # uint8[NCODES, total]: model m's column 0 at cols[m], its nodes, dead nodes
+    cols: np.ndarray  # int64[models]
+    widths: np.ndarray  # int64[models]: padded node count of each model
+    bias: np.ndarray  # int64[models]
+    tbm: np.ndarray  # int64[models]
+    tec: np.ndarray  # int64[models]
+
+    @classmethod
+    def of(cls, profiles: Sequence[FilterProfile]) -> MSVTables:
+        """Stack the models' MSV tables (done once per search, not per chunk)."""
+        tables = []
+        for p in profiles:  # dead nodes (255) up to a whole SSV step, then ROWS - 1 beyond
+            nodes = p.msv_cost.shape[1] - 1
+            width = -(-nodes // SSV_STEP) * SSV_STEP
+            table = np.full((NCODES, width + cpu.ROWS), 255, dtype=np.uint8)
+            table[:, : nodes + 1] = p.msv_cost
+            tables.append(table)
+        widths = np.array([t.shape[1] - cpu.ROWS for t in tables], dtype=np.int64)
+        cols = np.zeros(len(profiles), dtype=np.int64)
+        cols[1:] = np.cumsum([t.shape[1] for t in tables[:-1]], dtype=np.int64)
+        return cls(
+            cost=np.concatenate(tables, axis=1),
+            cols=cols,
+            widths=widths,
+            bias=np.array([p.bias_b for p in profiles], dtype=np.int64),
+            tbm=np.array([p.tbm_b for p in profiles], dtype=np.int64),
+            tec=np.array([p.tec_b for p in profiles], dtype=np.int64),
+        )
+
+
+def _tasks() -> int:
+    """Work lists per kernel pass: small enough shares for dynamic balancing."""
+    return 32 * numba.get_num_threads()
+
+
+def _msv_ssv(tables: MSVTables, chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
+    """MSV and SSV scores, ``[model, target]``, of every model of ``tables``.
+
+    The work lists are handed out one at a time (dynamic scheduling): on a shared machine
+    a thread that loses its core no longer holds up the whole pass.
+    """
+    with numba.parallel_chunksize(1):
+        return cpu.msv_scores(
+            chunk.codes,
+            chunk.offsets,
+            chunk.order,
+            _tasks(),
+            chunk.tjb,
+            tables.cost,
+            tables.cols,
+            tables.widths,
+            tables.bias,
+            tables.tbm,
+            tables.tec,
+        )
 
 
 def msv_scores(profile: FilterProfile, chunk: Chunk) -> np.ndarray:
     """MSV filter score (nats; +inf on byte overflow) of every target: ``p7_MSVFilter``."""
-    return _msv_ssv(profile, chunk)[0]
+    return _msv_ssv(MSVTables.of([profile]), chunk)[0][0]
 
 
 def ssv_scores(profile: FilterProfile, chunk: Chunk) -> np.ndarray:
     """SSV filter score (nats; NaN where SSV has no result) of every target: ``p7_SSVFilter``."""
-    return _msv_ssv(profile, chunk)[1]
-
-
-def _msv_ssv(profile: FilterProfile, chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
-    b = chunk.blocks
-    return cpu.msv_blocks(
-        b.residues,
-        b.row_offsets,
-        b.lane_offsets,
-        b.lane_order,
-        chunk.tjb,
-        profile.msv_cost,
-        profile.bias_b,
-        profile.tbm_b,
-        profile.tec_b,
-    )
+    return _msv_ssv(MSVTables.of([profile]), chunk)[1][0]
 
 
 def _subset(chunk: Chunk, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -157,13 +208,31 @@ def _gumbel_surv(x: np.ndarray, mu: float, lam: float) -> np.ndarray:
         return np.where(np.abs(ey) < 5e-9, -ey, 1.0 - np.exp(ey))
 
 
-def survivors(profile: FilterProfile, chunk: Chunk, settings: FilterSettings) -> np.ndarray:
-    """Indices of the targets that may pass HMMER's MSV, bias and Viterbi filters."""
+def survivors_all(
+    profiles: Sequence[FilterProfile],
+    tables: MSVTables,
+    chunk: Chunk,
+    settings: FilterSettings,
+) -> list[np.ndarray]:
+    """``survivors`` of every model (``tables`` stacks the same profiles): one MSV pass."""
     n = len(chunk.offsets) - 1
     if not settings.enabled:
-        return np.arange(n)
+        return [np.arange(n) for _ in profiles]
+    msv = _msv_ssv(tables, chunk)[0]
+    return [_after_msv(p, chunk, settings, s) for p, s in zip(profiles, msv, strict=True)]
+
+
+def survivors(profile: FilterProfile, chunk: Chunk, settings: FilterSettings) -> np.ndarray:
+    """Indices of the targets that may pass HMMER's MSV, bias and Viterbi filters."""
+    return survivors_all([profile], MSVTables.of([profile]), chunk, settings)[0]
+
+
+def _after_msv(
+    profile: FilterProfile, chunk: Chunk, settings: FilterSettings, msv: np.ndarray
+) -> np.ndarray:
+    """The MSV P-value cut, then the bias and Viterbi filters, for one model."""
     lengths = chunk.lengths
-    msv = msv_scores(profile, chunk).astype(np.float64)
+    msv = msv.astype(np.float64)
     bits = (msv - chunk.null + MARGIN) / LN2
     p = _gumbel_surv(bits, profile.msv_mu, profile.msv_lambda)
     keep = ~(p > settings.F1) | (lengths == 0)  # NaN (and +inf scores) pass, as in HMMER
