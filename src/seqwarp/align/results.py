@@ -24,7 +24,6 @@ class ScoreResult:
     backend: str
     query_names: tuple[str, ...] = field(repr=False, default=())
     target_names: tuple[str, ...] = field(repr=False, default=())
-    lane_bits: np.ndarray | None = field(repr=False, default=None)
 
     def __len__(self) -> int:
         return len(self.score)
