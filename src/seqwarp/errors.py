@@ -48,17 +48,6 @@ class InvalidResidue(SeqwarpError, ValueError):
         self.position = position
         self.path = path
 
-    def with_path(self, path: str) -> InvalidResidue:
-        """The same error, located in a file (the layer that knows the file adds it)."""
-        return InvalidResidue(
-            self.character,
-            self.alphabet,
-            record=self.record,
-            index=self.index,
-            position=self.position,
-            path=path,
-        )
-
     def __str__(self) -> str:
         if self.record is not None:
             location = f"record {self.record!r} (#{self.index})"
