@@ -19,6 +19,7 @@ Index letters: ``g`` = group, ``lane`` = pair within a group, ``i`` = query row,
 from __future__ import annotations
 
 import numpy as np
+from numba import literally
 
 from .._jit import jit, parallel_jit, prange
 from .cpu import (
@@ -80,22 +81,30 @@ def _substitutions(sub, t_pad, prof, n, codes):
 
 
 @jit
-def _cell(C, b, a, lane, s, gap_open, gap_extend, floor):
+def _cell(C, b, a, lane, s, gap_open, gap_extend, floor, linear):
     """One lane's cell of column block ``b`` (left neighbour block ``a``), substitution ``s``.
 
-    The recurrence of ``cpu._fill_rows``, written once and inlined into both row loops.
+    The recurrence of ``cpu._fill_rows``, written once and inlined into every row loop.
     Returns ``H`` and the cell's direction flags (``cpu.FROM_*``, ``E_OPENED``, ``F_OPENED``)
     with the same tie rules: diagonal, then ``E``, then ``F``, then the local zero.
+    ``linear`` is a compile-time constant: with equal gap costs ``H >= E`` and ``H >= F``
+    always hold, so a gap always "opens" and the ``E``/``F`` states need no storage.
     """
     up = C[b + lane]
-    x = up - gap_open
-    y = C[b + U(LANES) + lane] - gap_extend
-    e_opened = x >= y
-    e = x if e_opened else y
-    x2 = C[a + lane] - gap_open
-    y2 = C[a + U(2 * LANES) + lane] - gap_extend
-    f_opened = x2 >= y2
-    f = x2 if f_opened else y2
+    if linear:
+        e_opened = True
+        e = up - gap_open
+        f_opened = True
+        f = C[a + lane] - gap_open
+    else:
+        x = up - gap_open
+        y = C[b + U(LANES) + lane] - gap_extend
+        e_opened = x >= y
+        e = x if e_opened else y
+        x2 = C[a + lane] - gap_open
+        y2 = C[a + U(2 * LANES) + lane] - gap_extend
+        f_opened = x2 >= y2
+        f = x2 if f_opened else y2
     h = C[a + U(3 * LANES) + lane] + s
     from_e = e > h
     h = e if from_e else h
@@ -110,8 +119,9 @@ def _cell(C, b, a, lane, s, gap_open, gap_extend, floor):
     flags = flags + (np.float32(F_OPENED) if f_opened else np.float32(0.0))
     C[b + U(3 * LANES) + lane] = up
     C[b + lane] = h
-    C[b + U(LANES) + lane] = e
-    C[b + U(2 * LANES) + lane] = f
+    if not linear:
+        C[b + U(LANES) + lane] = e
+        C[b + U(2 * LANES) + lane] = f
     return h, flags
 
 
@@ -124,23 +134,25 @@ def _match_score(t, q, match, mismatch):
 
 
 @jit
-def _row(C, sub, gap_open, gap_extend, floor, n):
+def _row(C, sub, gap_open, gap_extend, floor, n, linear):
     """One DP row over columns ``1..n`` for all lanes, substitutions from ``sub``."""
+    literally(linear)
     for j0 in range(1, n + 1):
         b = U(j0 * BLOCK)
         s_base = U((j0 - 1) * LANES)
         for lane_index in range(LANES):
             lane = U(lane_index)
-            _cell(C, b, b - U(BLOCK), lane, sub[s_base + lane], gap_open, gap_extend, floor)
+            _cell(C, b, b - U(BLOCK), lane, sub[s_base + lane], gap_open, gap_extend, floor, linear)
 
 
 @jit
-def _row_flags(C, sub, gap_open, gap_extend, floor, n, bits, row_base):
+def _row_flags(C, sub, gap_open, gap_extend, floor, n, bits, row_base, linear):
     """:func:`_row` that also stores cell ``(i, j)``'s flags at ``bits[row_base + j * LANES + lane]``.
 
     The score-only and the flag-keeping rows are separate loops: a run-time switch inside
     one loop keeps LLVM from vectorizing it.
     """
+    literally(linear)
     for j0 in range(1, n + 1):
         b = U(j0 * BLOCK)
         s_base = U((j0 - 1) * LANES)
@@ -148,7 +160,7 @@ def _row_flags(C, sub, gap_open, gap_extend, floor, n, bits, row_base):
         for lane_index in range(LANES):
             lane = U(lane_index)
             _, flags = _cell(
-                C, b, b - U(BLOCK), lane, sub[s_base + lane], gap_open, gap_extend, floor
+                C, b, b - U(BLOCK), lane, sub[s_base + lane], gap_open, gap_extend, floor, linear
             )
             bits[f_base + lane] = np.uint8(flags)
 
@@ -168,12 +180,14 @@ def _row_match(
     t_len_f,
     row_max,
     row_arg,
+    linear,
 ):
     """One DP row for match/mismatch DNA scoring, scores formed inline (no substitution pass).
 
     With ``track`` (local mode) it also keeps each lane's row maximum over its own columns
     and the first column holding it, which saves the separate ``_row_best`` pass.
     """
+    literally(linear)
     for lane_index in range(LANES):
         row_max[lane_index] = NEG
         row_arg[lane_index] = 0.0
@@ -184,7 +198,7 @@ def _row_match(
         for lane_index in range(LANES):
             lane = U(lane_index)
             s = _match_score(t_pad[s_base + lane], q_row[lane], match, mismatch)
-            h, _ = _cell(C, b, b - U(BLOCK), lane, s, gap_open, gap_extend, floor)
+            h, _ = _cell(C, b, b - U(BLOCK), lane, s, gap_open, gap_extend, floor, linear)
             if track:
                 better = (h > row_max[lane]) & (fj <= t_len_f[lane])
                 row_max[lane] = h if better else row_max[lane]
@@ -193,9 +207,10 @@ def _row_match(
 
 @jit
 def _row_match_flags(
-    C, q_row, t_pad, match, mismatch, gap_open, gap_extend, floor, n, bits, row_base
+    C, q_row, t_pad, match, mismatch, gap_open, gap_extend, floor, n, bits, row_base, linear
 ):
     """:func:`_row_match` that stores every cell's flags as :func:`_row_flags` does."""
+    literally(linear)
     for j0 in range(1, n + 1):
         b = U(j0 * BLOCK)
         s_base = U((j0 - 1) * LANES)
@@ -203,7 +218,7 @@ def _row_match_flags(
         for lane_index in range(LANES):
             lane = U(lane_index)
             s = _match_score(t_pad[s_base + lane], q_row[lane], match, mismatch)
-            _, flags = _cell(C, b, b - U(BLOCK), lane, s, gap_open, gap_extend, floor)
+            _, flags = _cell(C, b, b - U(BLOCK), lane, s, gap_open, gap_extend, floor, linear)
             bits[f_base + lane] = np.uint8(flags)
 
 
@@ -238,13 +253,15 @@ def _group_shape(q_offsets, t_offsets, q_index, t_index, members):
 
 @jit
 def _forward(
-    q_codes, q_offsets, t_codes, t_offsets, q_index, t_index, members, matrix, params, bits
+    q_codes, q_offsets, t_codes, t_offsets, q_index, t_index, members, matrix, params, bits, linear
 ):
     """The DP of one group of up to ``LANES`` pairs (``members`` index the pair list).
 
     Returns ``ends[lane] = (score, query end, target end)``. When ``bits`` is not empty it
     receives every cell's direction flags, row ``i`` at ``(i - 1) * (n + 1) * LANES``.
+    ``linear`` (equal gap costs) is a compile-time constant selecting the linear recurrence.
     """
+    literally(linear)
     mode, gap_open, gap_extend = params[0], np.float32(params[1]), np.float32(params[2])
     size = len(members)
     alphabet = matrix.shape[0]
@@ -308,7 +325,18 @@ def _forward(
         row_base = (i - 1) * (n + 1) * LANES
         if matched and store:
             _row_match_flags(
-                C, q_row, t_pad, match, mismatch, gap_open, gap_extend, floor, n, bits, row_base
+                C,
+                q_row,
+                t_pad,
+                match,
+                mismatch,
+                gap_open,
+                gap_extend,
+                floor,
+                n,
+                bits,
+                row_base,
+                linear,
             )
         elif matched:
             _row_match(
@@ -325,11 +353,12 @@ def _forward(
                 t_len_f,
                 row_max,
                 row_arg,
+                linear,
             )
         elif store:
-            _row_flags(C, sub, gap_open, gap_extend, floor, n, bits, row_base)
+            _row_flags(C, sub, gap_open, gap_extend, floor, n, bits, row_base, linear)
         else:
-            _row(C, sub, gap_open, gap_extend, floor, n)
+            _row(C, sub, gap_open, gap_extend, floor, n, linear)
         # end-cell bookkeeping, row-major first occurrence of the best (cpu._finish's rule)
         if mode == LOCAL:
             if store or not matched:
@@ -396,18 +425,34 @@ def score_groups(
     for g in prange(len(group_offsets) - 1):
         members = order[group_offsets[g] : group_offsets[g + 1]]
         no_bits = np.empty(0, np.uint8)
-        ends = _forward(
-            q_codes,
-            q_offsets,
-            t_codes,
-            t_offsets,
-            q_index,
-            t_index,
-            members,
-            matrix,
-            params,
-            no_bits,
-        )
+        if params[1] == params[2]:
+            ends = _forward(
+                q_codes,
+                q_offsets,
+                t_codes,
+                t_offsets,
+                q_index,
+                t_index,
+                members,
+                matrix,
+                params,
+                no_bits,
+                True,
+            )
+        else:
+            ends = _forward(
+                q_codes,
+                q_offsets,
+                t_codes,
+                t_offsets,
+                q_index,
+                t_index,
+                members,
+                matrix,
+                params,
+                no_bits,
+                False,
+            )
         for lane in range(len(members)):
             for f in range(3):
                 out[members[lane], f] = ends[lane, f]
@@ -437,9 +482,34 @@ def align_groups(
         q_len, t_len = _group_shape(q_offsets, t_offsets, q_index, t_index, members)
         n = t_len.max()
         bits = np.empty(max(q_len.max() * (n + 1) * LANES, 1), np.uint8)
-        ends = _forward(
-            q_codes, q_offsets, t_codes, t_offsets, q_index, t_index, members, matrix, params, bits
-        )
+        if params[1] == params[2]:
+            ends = _forward(
+                q_codes,
+                q_offsets,
+                t_codes,
+                t_offsets,
+                q_index,
+                t_index,
+                members,
+                matrix,
+                params,
+                bits,
+                True,
+            )
+        else:
+            ends = _forward(
+                q_codes,
+                q_offsets,
+                t_codes,
+                t_offsets,
+                q_index,
+                t_index,
+                members,
+                matrix,
+                params,
+                bits,
+                False,
+            )
         walk = np.zeros(6, np.int64)
         for lane in range(len(members)):
             p = members[lane]
