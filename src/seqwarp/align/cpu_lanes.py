@@ -407,6 +407,40 @@ def _forward(
     return ends
 
 
+@jit
+def _forward_resolved(
+    q_codes, q_offsets, t_codes, t_offsets, q_index, t_index, members, matrix, params, bits
+):
+    """:func:`_forward` with the gap model turned into a compile-time constant."""
+    if params[1] == params[2]:
+        return _forward(
+            q_codes,
+            q_offsets,
+            t_codes,
+            t_offsets,
+            q_index,
+            t_index,
+            members,
+            matrix,
+            params,
+            bits,
+            True,
+        )
+    return _forward(
+        q_codes,
+        q_offsets,
+        t_codes,
+        t_offsets,
+        q_index,
+        t_index,
+        members,
+        matrix,
+        params,
+        bits,
+        False,
+    )
+
+
 @parallel_jit
 def score_groups(
     q_codes,
@@ -425,34 +459,18 @@ def score_groups(
     for g in prange(len(group_offsets) - 1):
         members = order[group_offsets[g] : group_offsets[g + 1]]
         no_bits = np.empty(0, np.uint8)
-        if params[1] == params[2]:
-            ends = _forward(
-                q_codes,
-                q_offsets,
-                t_codes,
-                t_offsets,
-                q_index,
-                t_index,
-                members,
-                matrix,
-                params,
-                no_bits,
-                True,
-            )
-        else:
-            ends = _forward(
-                q_codes,
-                q_offsets,
-                t_codes,
-                t_offsets,
-                q_index,
-                t_index,
-                members,
-                matrix,
-                params,
-                no_bits,
-                False,
-            )
+        ends = _forward_resolved(
+            q_codes,
+            q_offsets,
+            t_codes,
+            t_offsets,
+            q_index,
+            t_index,
+            members,
+            matrix,
+            params,
+            no_bits,
+        )
         for lane in range(len(members)):
             for f in range(3):
                 out[members[lane], f] = ends[lane, f]
@@ -482,34 +500,9 @@ def align_groups(
         q_len, t_len = _group_shape(q_offsets, t_offsets, q_index, t_index, members)
         n = t_len.max()
         bits = np.empty(max(q_len.max() * (n + 1) * LANES, 1), np.uint8)
-        if params[1] == params[2]:
-            ends = _forward(
-                q_codes,
-                q_offsets,
-                t_codes,
-                t_offsets,
-                q_index,
-                t_index,
-                members,
-                matrix,
-                params,
-                bits,
-                True,
-            )
-        else:
-            ends = _forward(
-                q_codes,
-                q_offsets,
-                t_codes,
-                t_offsets,
-                q_index,
-                t_index,
-                members,
-                matrix,
-                params,
-                bits,
-                False,
-            )
+        ends = _forward_resolved(
+            q_codes, q_offsets, t_codes, t_offsets, q_index, t_index, members, matrix, params, bits
+        )
         walk = np.zeros(6, np.int64)
         for lane in range(len(members)):
             p = members[lane]
