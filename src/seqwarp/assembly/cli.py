@@ -10,7 +10,7 @@ import argparse
 from typing import TextIO
 
 from ..errors import InvalidParameter
-from .options import PRESETS, LocalAssemblyOptions
+from .options import ACCURACY_OPTIONS, PRESETS, LocalAssemblyOptions
 
 __all__ = ["configure", "run"]
 
@@ -123,16 +123,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if args.threads is not None and args.threads < 1:
         raise InvalidParameter("threads", args.threads, hint="expected a value >= 1")
     overrides = {
-        name: getattr(args, name)
-        for name in (
-            "min_votes",
-            "min_hiq_votes",
-            "min_rating",
-            "fork_ratio",
-            "rival_ratio",
-            "min_identity",
-        )
-        if getattr(args, name) is not None
+        name: getattr(args, name) for name in ACCURACY_OPTIONS if getattr(args, name) is not None
     }
     options = LocalAssemblyOptions.preset(
         args.accuracy,

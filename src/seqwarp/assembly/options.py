@@ -52,7 +52,17 @@ from typing import Any, Literal
 
 from ..errors import InvalidParameter
 
-__all__ = ["PRESETS", "Accuracy", "LocalAssemblyOptions", "TieRule"]
+__all__ = ["ACCURACY_OPTIONS", "PRESETS", "Accuracy", "LocalAssemblyOptions", "TieRule"]
+
+# the switches that trade extension length for accuracy (off by default; set by presets)
+ACCURACY_OPTIONS = (
+    "min_votes",
+    "min_hiq_votes",
+    "min_rating",
+    "fork_ratio",
+    "rival_ratio",
+    "min_identity",
+)
 
 TieRule = Literal["last", "lowest"]
 Accuracy = Literal["mhm2", "strict"]
