@@ -9,6 +9,7 @@ from .._jit import set_threads
 from ..sequences import SequenceBatch
 from . import cpu, cpu_lanes
 from .plan import lane_groups, traceback_block
+from .results import Cigars
 
 __all__ = ["align", "prepare", "score"]
 
@@ -18,7 +19,6 @@ _CHUNK = 4
 _LANE_TRACE_BYTES = 1 << 25
 
 _MODES = {"global": cpu.GLOBAL, "semi-global": cpu.SEMI_GLOBAL, "local": cpu.LOCAL}
-_OPS = np.array(list("=XID"))
 
 
 def _params(mode: str, gap_open: int, gap_extend: int) -> np.ndarray:
@@ -105,7 +105,7 @@ def align(
     mode: str,
     gap_open: int,
     gap_extend: int,
-) -> tuple[np.ndarray, list[str]]:
+) -> tuple[np.ndarray, Cigars]:
     """``(n, 8)`` int64 fields (see ``cpu._align_pair``) and the CIGAR strings.
 
     Short pairs exact in float32 run as lane groups keeping every cell's direction flags
@@ -129,7 +129,7 @@ def align(
         if too_big.size:
             order, offsets = _lane_plan(fast, q_len, t_len)
     out = np.empty((len(q_index), 8), dtype=np.int64)
-    cigars: list[str] = [""] * len(q_index)
+    parts: list[tuple[np.ndarray, Cigars]] = []
     for chosen, in_lanes in ((np.flatnonzero(fast), True), (np.flatnonzero(~fast), False)):
         if not chosen.size:
             continue
@@ -174,15 +174,11 @@ def align(
                     ops_offsets,
                 )
         out[chosen] = part
-        for slot, text in zip(chosen, cigar_strings(ops, ops_offsets, part[:, 5]), strict=True):
-            cigars[slot] = text
-    return out, cigars
+        parts.append((chosen, cigar_strings(ops, ops_offsets, part[:, 5])))
+    return out, Cigars.scatter(len(q_index), parts)
 
 
-def cigar_strings(ops: np.ndarray, ops_offsets: np.ndarray, counts: np.ndarray) -> list[str]:
+def cigar_strings(ops: np.ndarray, ops_offsets: np.ndarray, counts: np.ndarray) -> Cigars:
     """Run-length encoded CIGAR strings (``5=1X2I``) from per-pair op buffers."""
-    run_ops, run_lens, run_offsets = cpu.run_lengths(ops, ops_offsets, counts)
-    pieces = (
-        np.char.add(run_lens.astype(str), _OPS[run_ops]) if len(run_ops) else np.empty(0, dtype=str)
-    )
-    return ["".join(pieces[run_offsets[p] : run_offsets[p + 1]]) for p in range(len(counts))]
+    text, offsets = cpu.cigar_text(ops, ops_offsets, counts)
+    return Cigars.from_bytes(text, offsets)

@@ -20,7 +20,7 @@ from ..errors import InvalidParameter, LengthMismatch
 from ..scoring import Scoring
 from ..sequences import SequenceBatch, as_batch
 from .plan import cross_product_blocks, largest_first, slices_by_cells
-from .results import CigarResult, EndsResult, ScoreResult, TopHits
+from .results import CigarResult, Cigars, EndsResult, ScoreResult, TopHits
 
 __all__ = ["AlignMode", "Aligner", "Output", "align"]
 
@@ -117,7 +117,7 @@ class Aligner:
         order = None if ordered else largest_first(cells)
         # columns contiguous: the result copies each field out whole
         fields = np.empty((len(q_index), 8 if output == "cigar" else 3), dtype=np.int64, order="F")
-        cigars: list[str] = [""] * len(q_index) if output == "cigar" else []
+        cigar_parts: list[tuple[np.ndarray, Cigars]] = []
         done = 0
         for part in slices_by_cells(cells if order is None else cells[order], limit):
             chosen = part if order is None else order[part]
@@ -133,8 +133,7 @@ class Aligner:
             )
             if output == "cigar":
                 values, strings = engine.align(*args)
-                for slot, text in zip(chosen, strings, strict=False):
-                    cigars[slot] = text
+                cigar_parts.append((chosen, strings))
             else:
                 values = engine.score(*args)
             if order is None and values.shape == fields.shape:
@@ -144,6 +143,7 @@ class Aligner:
             done += int(cells[chosen].sum())
             if progress is not None:
                 progress(done, total)
+        cigars = Cigars.scatter(len(q_index), cigar_parts) if output == "cigar" else None
         return self._result(output, q_index, t_index, fields, cigars, queries, targets)
 
     # --- cross product -------------------------------------------------------------------

@@ -32,8 +32,9 @@ FROM_DIAG, FROM_E, FROM_F, FROM_ZERO = 0, 1, 2, 3
 E_OPENED = 4
 F_OPENED = 8
 
-# CIGAR op codes in the ops buffer
+# CIGAR op codes in the ops buffer, and their letters (ASCII)
 OP_MATCH, OP_MISMATCH, OP_INSERT, OP_DELETE = 0, 1, 2, 3
+CIGAR_LETTERS = np.frombuffer(b"=XID", dtype=np.uint8)
 
 
 @jit
@@ -351,22 +352,41 @@ def align_pairs(
 
 
 @jit
-def run_lengths(ops, ops_offsets, counts):
-    """Run-length encode each pair's ops in place: returns (run ops, run lengths, run offsets)."""
+def _cigar_runs(ops, start, count, text, at):
+    """Length of the run-length CIGAR of ``ops[start:start + count]``; written from
+    ``text[at]`` when ``text`` is not empty (run length in decimal, then the op's letter)."""
+    length = 0
+    x = 0
+    while x < count:
+        op = ops[start + x]
+        run = 1
+        while x + run < count and ops[start + x + run] == op:
+            run += 1
+        digits = 1
+        while run >= 10**digits:
+            digits += 1
+        if len(text):
+            value = run
+            for d in range(digits - 1, -1, -1):
+                text[at + length + d] = 48 + value % 10
+                value //= 10
+            text[at + length + digits] = CIGAR_LETTERS[op]
+        length += digits + 1
+        x += run
+    return length
+
+
+@parallel_jit
+def cigar_text(ops, ops_offsets, counts):
+    """Every pair's CIGAR (``5=1X2I``) as ASCII codes, and the ``len + 1`` offsets of each."""
     npairs = len(counts)
-    run_offsets = np.zeros(npairs + 1, dtype=np.int64)
-    run_ops = np.empty(int(counts.sum()), dtype=np.uint8)
-    run_lens = np.empty(int(counts.sum()), dtype=np.int64)
-    r = 0
+    offsets = np.zeros(npairs + 1, dtype=np.int64)
+    nothing = np.empty(0, dtype=np.uint8)
+    for p in prange(npairs):
+        offsets[p + 1] = _cigar_runs(ops, ops_offsets[p], counts[p], nothing, 0)
     for p in range(npairs):
-        start = ops_offsets[p]
-        for x in range(counts[p]):
-            op = ops[start + x]
-            if x > 0 and op == run_ops[r - 1]:
-                run_lens[r - 1] += 1
-            else:
-                run_ops[r] = op
-                run_lens[r] = 1
-                r += 1
-        run_offsets[p + 1] = r
-    return run_ops[:r], run_lens[:r], run_offsets
+        offsets[p + 1] += offsets[p]
+    text = np.empty(offsets[npairs], dtype=np.uint8)
+    for p in prange(npairs):
+        _cigar_runs(ops, ops_offsets[p], counts[p], text, offsets[p])
+    return text, offsets

@@ -7,11 +7,98 @@ against a gap) and ``D`` (a target residue against a gap); unaligned flanks are 
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 import numpy as np
 
-__all__ = ["CigarResult", "EndsResult", "ScoreResult", "TopHits"]
+__all__ = ["CigarResult", "Cigars", "EndsResult", "ScoreResult", "TopHits"]
+
+
+class Cigars(Sequence[str]):
+    """The CIGAR strings of a batch: one ASCII text and the offsets of each pair's string.
+
+    A list of millions of separate strings costs more to build than the alignments
+    themselves; this sequence makes each string only when it is read (``cigars[p]``), and
+    gives the whole text to callers who write it out in bulk (``text``, ``offsets``).
+    Equal to any sequence of the same strings.
+    """
+
+    __slots__ = ("offsets", "text")
+
+    def __init__(self, text: str, offsets: np.ndarray) -> None:
+        self.text = text
+        self.offsets = offsets
+
+    @classmethod
+    def from_bytes(cls, data: np.ndarray, offsets: np.ndarray) -> Cigars:
+        """From ASCII codes (uint8) and ``len + 1`` offsets into them."""
+        return cls(data.tobytes().decode("ascii"), offsets)
+
+    @classmethod
+    def from_strings(cls, strings: Sequence[str]) -> Cigars:
+        """From separate strings."""
+        offsets = np.zeros(len(strings) + 1, dtype=np.int64)
+        np.cumsum([len(s) for s in strings], out=offsets[1:])
+        return cls("".join(strings), offsets)
+
+    @classmethod
+    def scatter(cls, count: int, parts: Sequence[tuple[np.ndarray, Cigars]]) -> Cigars:
+        """``count`` strings, part ``(positions, cigars)`` giving ``cigars[k]`` to position
+        ``positions[k]``; positions no part names get an empty string."""
+        lengths = np.zeros(count, dtype=np.int64)
+        for positions, cigars in parts:
+            lengths[positions] = np.diff(cigars.offsets)
+        offsets = np.zeros(count + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        out = np.empty(int(offsets[-1]), dtype=np.uint8)
+        for positions, cigars in parts:
+            sizes = np.diff(cigars.offsets)
+            if not sizes.sum():
+                continue
+            # each byte of a part moves by its string's shift
+            shift = np.repeat(offsets[positions] - cigars.offsets[:-1], sizes)
+            source = np.frombuffer(cigars.text.encode("ascii"), dtype=np.uint8)
+            out[np.arange(len(source)) + shift] = source
+        return cls.from_bytes(out, offsets)
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[p] for p in range(*index.indices(len(self)))]
+        p = range(len(self))[index]
+        return self.text[self.offsets[p] : self.offsets[p + 1]]
+
+    def __iter__(self) -> Iterator[str]:
+        text = self.text
+        for a, b in itertools.pairwise(self.offsets.tolist()):
+            yield text[a:b]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Cigars):
+            return self.text == other.text and np.array_equal(self.offsets, other.offsets)
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        head = ", ".join(repr(s) for s in self[:3])
+        return f"Cigars([{head}{', ...' if len(self) > 3 else ''}], {len(self)} strings)"
+
+    def tolist(self) -> list[str]:
+        """Every string, as a list."""
+        return list(self)
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,7 +152,7 @@ class CigarResult(EndsResult):
 
     query_begin: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     target_begin: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    cigar: list[str] = field(default_factory=list)
+    cigar: Cigars = field(default_factory=lambda: Cigars("", np.zeros(1, np.int64)))
     matches: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     mismatches: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     alignment_length: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))

@@ -1,0 +1,52 @@
+"""``Cigars``: the batch of CIGAR strings results carry (one text, offsets)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from seqwarp.align import Cigars
+from seqwarp.align.cpu import cigar_text
+
+cigar_lists = st.lists(st.text(alphabet="0123456789=XID", max_size=12), max_size=30)
+
+
+@given(cigar_lists)
+def test_behaves_as_the_list_it_was_made_from(strings: list[str]) -> None:
+    cigars = Cigars.from_strings(strings)
+    assert len(cigars) == len(strings)
+    assert cigars == strings and list(cigars) == strings and cigars.tolist() == strings
+    assert cigars[1:4] == strings[1:4]
+    if strings:
+        assert cigars[-1] == strings[-1] and cigars[0] == strings[0]
+        assert cigars != [*strings[:-1], strings[-1] + "="]
+    with pytest.raises(IndexError):
+        cigars[len(strings)]
+
+
+@given(cigar_lists, st.randoms(use_true_random=False))
+def test_scatter_puts_each_part_at_its_positions(strings: list[str], random) -> None:
+    positions = list(range(len(strings) + 3))
+    random.shuffle(positions)
+    cut = len(strings) // 2
+    chosen = np.array(positions[: len(strings)], dtype=np.int64)
+    parts = [
+        (chosen[:cut], Cigars.from_strings(strings[:cut])),
+        (chosen[cut:], Cigars.from_strings(strings[cut:])),
+    ]
+    merged = Cigars.scatter(len(strings) + 3, parts)
+    expected = [""] * (len(strings) + 3)
+    for p, s in zip(chosen, strings, strict=True):
+        expected[p] = s
+    assert merged == expected
+
+
+def test_text_of_operation_runs() -> None:
+    # ops: 12 matches, 1 mismatch, 3 insertions | 1 deletion | nothing
+    ops = np.array([0] * 12 + [1] + [2] * 3 + [3], dtype=np.uint8)
+    ops_offsets = np.array([0, 16, 17, 17], dtype=np.int64)
+    counts = np.array([16, 1, 0], dtype=np.int64)
+    text, offsets = cigar_text(ops, ops_offsets, counts)
+    assert Cigars.from_bytes(text, offsets) == ["12=1X3I", "1D", ""]
