@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from seqwarp.align import _gpu_backend
+from seqwarp.align import _gpu_backend, _gpu_traceback
 from seqwarp.align.plan import score_bound, shape_key, shape_order, tile_bounds
 from seqwarp.alphabets import DNA
 from seqwarp.cuda import kernel_source
@@ -35,6 +35,14 @@ INSTANCES = {
     + [_gpu_backend.kernel_name("local", True, "s16x2", k, g) for g, k in ((8, 8), (16, 16))]
     + [_gpu_backend.kernel_name("local", True, "s16x2-bytes", 8, 32)]
     + [_gpu_backend.kernel_name("semi-global", True, "s16x2-bytes", 32, 16)],
+    "align_trace.cu": [
+        _gpu_traceback.fill_name(mode, affine, lane, 32, 16)
+        for mode, affine, lane in itertools.product(
+            ("global", "semi-global", "local"), (False, True), ("s32", "s16x2", "s16x2-bytes")
+        )
+    ]
+    + [_gpu_traceback.fill_name("local", True, "s16x2-bytes", 8, 8)]
+    + [_gpu_traceback.walk_name(mode) for mode in ("global", "semi-global", "local")],
     "microbench.cu": [f"seqwarp::op_rate<{op}>" for op in range(4)],
 }
 
@@ -91,18 +99,6 @@ def test_tiles_partition_pairs_sorted_by_shape() -> None:
     assert bins == [[1, 2], [3], [0, 4, 5, 6]]
     same = np.full(5, 125)
     assert shape_order(shape_key(same, same)).tolist() == list(range(5))
-
-
-def test_chunks_are_dealt_to_devices_by_work(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_gpu_backend, "_devices", (0, 1))
-    pairs = np.arange(10)
-    launch = _gpu_backend._Launch("s16x2", "s16x2-bytes", 16, 32, pairs, 4)
-    chunks = _gpu_backend._ranges(launch, 100, parts=2)
-    assert chunks == [(4, 9), (9, 14)]
-    jobs = [(launch, *c) for c in chunks] + [(launch, 0, 1)]
-    queues = _gpu_backend._deal(jobs, np.array([500, 500, 10]))
-    assert sorted(len(q) for q in queues.values()) == [1, 2]
-    assert sum(len(q) for q in queues.values()) == 3
 
 
 def test_pairs_with_an_empty_side_follow_the_cpu_rules() -> None:

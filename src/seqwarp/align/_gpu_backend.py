@@ -42,6 +42,7 @@ from ..errors import InvalidParameter
 from ..sequences import SequenceBatch
 from . import _cpu_backend
 from .plan import score_bound, shape_key, shape_order, tile_bounds
+from .results import Cigars
 
 __all__ = ["LANES", "Staged", "align", "kernel_name", "prepare", "score", "stage", "use"]
 
@@ -756,8 +757,10 @@ def align(
     mode: str,
     gap_open: int,
     gap_extend: int,
-) -> tuple[np.ndarray, list[str]]:
-    """``(n, 8)`` fields and CIGAR strings, computed by the CPU engine (see the module notes)."""
-    return _cpu_backend.align(
+) -> tuple[np.ndarray, Cigars]:
+    """``(n, 8)`` fields and CIGAR strings: the GPU traceback (``_gpu_traceback``)."""
+    from . import _gpu_traceback
+
+    return _gpu_traceback.align(
         queries, targets, q_index, t_index, matrix, mode, gap_open, gap_extend
     )

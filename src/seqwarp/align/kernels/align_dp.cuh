@@ -1,5 +1,7 @@
-// align_score.cu — score and end cell of batched pairwise alignments (global / semi-global /
-// local, linear or affine gaps, any substitution matrix), exactly as seqwarp.align.cpu does.
+// align_dp.cuh — the dynamic programming of the alignment kernels: score and end cell of
+// batched pairwise alignments (global / semi-global / local, linear or affine gaps, any
+// substitution matrix), exactly as seqwarp.align.cpu does, and on request every cell's
+// direction flags for the traceback (align_trace.cu). align_score.cu is the score-only kernel.
 //
 // Paper: AnySeq/GPU (Müller et al., ICS'22), section 4 "GPU implementation": one alignment per
 // group of G threads (G = 32: a warp, as in the paper; G = 8 or 16: sub-warp groups for short
@@ -11,7 +13,7 @@
 //
 // Contents
 //   1. constants and small helpers
-//   2. align_score<MODE, AFFINE, Lane, K, G>   the kernel
+//   2. align_dp<MODE, AFFINE, Lane, K, G, FLAGS>   the body of the kernels
 //
 // Template parameters
 //   MODE    0 global, 1 semi-global, 2 local (seqwarp.align.cpu's GLOBAL, SEMI_GLOBAL, LOCAL)
@@ -20,6 +22,7 @@
 //           holds, and the width of the profile's scores
 //   K       target columns per thread (register tile), a multiple of 8
 //   G       threads per alignment group: 8, 16 or 32
+//   FLAGS   also write each cell's 4 direction flags (fused lanes only: s32, s16x2)
 //
 // The recurrence (i = query row, j = target column; E vertical gap = CIGAR I, F horizontal
 // gap = D), with every H kept as hg = H - gap_open. Lanes with a fused add+max (DPX, int32:
@@ -42,9 +45,21 @@
 // Shared memory per group: the profile, (alphabet + 1) letters x G*K columns x PAIRS scores
 // of 1, 2 or 4 bytes, laid out so that the G threads' loads fall on distinct banks.
 //
+// Direction flags (FLAGS): the 4 bits of seqwarp.align.cpu (bits 0-1 the source of H: 0
+// diagonal, 1 E, 2 F, 3 zero; bit 2 E opened here, bit 3 F opened here), found by equality
+// tests on values the recurrence already has, which reproduce the CPU's tie order: the
+// source is E when u != d (E beat the diagonal), F when hg != u (F beat both), zero when
+// H == 0 (local); E opened when E == hg[i-1][j], F opened when F == hg[i][j-1] (linear gaps:
+// always). Pair p's row i (1-based) starts at flags + flag_offset[p] + (i - 1) * row_bytes,
+// with row_bytes = (n rounded up to whole stripes) / 2; column j is nibble j - 1 of the row,
+// low nibble first.
+//
 // Ends follow the CPU engine's tie rule: highest score, then smallest query end, then smallest
 // target end. Cells outside a pair (padding up to the group's largest pair) score 0 in the
 // profile, so they never beat a real cell of an earlier row or column.
+
+#ifndef SEQWARP_ALIGN_DP_CUH
+#define SEQWARP_ALIGN_DP_CUH
 
 #include "lanes.cuh"
 
@@ -87,6 +102,18 @@ __device__ __forceinline__ unsigned permute(unsigned a, unsigned b, unsigned s) 
     return r;
 }
 
+// `N` 32-bit words to global memory in one store (the counterpart of load_words)
+template <int N>
+__device__ __forceinline__ void store_words(void* p, const unsigned (&w)[N]) {
+    if constexpr (N == 4) {
+        *reinterpret_cast<uint4*>(p) = make_uint4(w[0], w[1], w[2], w[3]);
+    } else if constexpr (N == 2) {
+        *reinterpret_cast<uint2*>(p) = make_uint2(w[0], w[1]);
+    } else {
+        *reinterpret_cast<unsigned*>(p) = w[0];
+    }
+}
+
 // the tie rule: a beats b when it scores higher, or ties with a smaller (row, column)
 __device__ __forceinline__ bool beats(const End& a, const End& b) {
     return a.score > b.score || (a.score == b.score && (a.i < b.i || (a.i == b.i && a.j < b.j)));
@@ -99,7 +126,7 @@ __device__ __forceinline__ int boundary(int k, int go, int ge) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 2. the kernel
+// 2. the body of the kernels
 // ---------------------------------------------------------------------------------------------
 // codes        all residues (queries and targets) in one buffer
 // q_start/...  per pair: first residue of the query / target in `codes`, and lengths (>= 1)
@@ -107,8 +134,9 @@ __device__ __forceinline__ int boundary(int k, int go, int ge) {
 // scratch      per group: two buffers of (rows + 1) x (hg, F) bit patterns, the last column of
 //              a stripe handed to the next stripe (read only when the target needs > 1 stripe)
 // out          per pair: score, query end, target end
-template <int MODE, bool AFFINE, class L, int K, int G>
-__global__ void __launch_bounds__(128) align_score(
+// flags        FLAGS only: the direction flags, at flag_offset[pair] (16-byte aligned)
+template <int MODE, bool AFFINE, class L, int K, int G, bool FLAGS>
+__device__ __forceinline__ void align_dp(
     const unsigned char* __restrict__ codes,
     const long long* __restrict__ q_start,
     const int* __restrict__ q_len,
@@ -121,7 +149,9 @@ __global__ void __launch_bounds__(128) align_score(
     int ge,
     unsigned* __restrict__ scratch,
     long long scratch_stride,
-    int* __restrict__ out) {
+    int* __restrict__ out,
+    unsigned char* __restrict__ flags,
+    const long long* __restrict__ flag_offset) {
     using V = typename L::V;
     using P = typename L::P;
     constexpr int PAIRS = L::PAIRS;
@@ -129,6 +159,7 @@ __global__ void __launch_bounds__(128) align_score(
     constexpr int LOAD = K * (int)sizeof(P) >= 16 ? 16 : K * (int)sizeof(P);  // bytes per load
     constexpr int W = LOAD / (int)sizeof(P);               // profile elements per load
     static_assert(K % 8 == 0 && K % W == 0, "K must be a multiple of 8");
+    static_assert(!FLAGS || L::FUSED, "direction flags need a fused add+max lane");
 
     extern __shared__ __align__(16) unsigned char smem[];
     const int t = threadIdx.x % G;                         // thread index inside the group
@@ -301,9 +332,13 @@ __global__ void __launch_bounds__(128) align_score(
                 // the K cells of row i in two passes: first everything that needs only row
                 // i-1 (independent across columns; sub[c] becomes u), then the chain along
                 // the row, which overwrites hg in place
+                // FLAGS: per column, the bits known after the first pass (E beat the diagonal,
+                // E opened), in both 16-bit halves when a register holds two pairs
+                unsigned part[FLAGS ? K : 1];
 #pragma unroll
                 for (int c = 0; c < K; ++c) {
                     const V diag = c == 0 ? diag_left : hg[c - 1];
+                    const V hg_up = hg[c];
                     if constexpr (AFFINE) e[c] = L::add_max(e[c], v_ge, hg[c]);
                     const V up = AFFINE ? e[c] : hg[c];
                     if constexpr (L::FUSED) {
@@ -311,6 +346,12 @@ __global__ void __launch_bounds__(128) align_score(
                         const V ds = MODE == LOCAL ? L::add_max(diag, sub[c], v_go)
                                                    : L::add(diag, sub[c]);
                         sub[c] = L::add_max(up, v_go, ds);
+                        if constexpr (FLAGS) {
+                            const unsigned from_e = L::ne_mask(sub[c], ds) & 0x00010001u;
+                            const unsigned e_opened =
+                                AFFINE ? L::eq_mask(e[c], hg_up) & 0x00040004u : 0x00040004u;
+                            part[c] = from_e | e_opened;
+                        }
                     } else {
                         // the profile holds s + go: u = max(diag + (s + go), up)  (local: and 0)
                         sub[c] = MODE == LOCAL ? L::add_max_relu(diag, sub[c], up)
@@ -318,6 +359,7 @@ __global__ void __launch_bounds__(128) align_score(
                     }
                 }
                 V h_left = left;
+                unsigned nibbles[PAIRS][FLAGS ? K / 8 : 1] = {};  // FLAGS: this row's, packed
 #pragma unroll
                 for (int c = 0; c < K; ++c) {
                     if constexpr (AFFINE) f = L::add_max(f, v_ge, h_left);
@@ -327,9 +369,32 @@ __global__ void __launch_bounds__(128) align_score(
                     } else {
                         hg[c] = L::add(L::max2(sub[c], side), v_go);
                     }
+                    if constexpr (FLAGS) {
+                        const unsigned from_f = L::ne_mask(hg[c], sub[c]);
+                        const unsigned zero = MODE == LOCAL ? L::eq_mask(hg[c], v_go) : 0u;
+                        const unsigned f_opened = AFFINE ? L::eq_mask(f, h_left) : 0xffffffffu;
+                        // source: zero 3, else F 2, else E 1, else diagonal 0
+                        const unsigned bit0 = zero | (part[c] & ~from_f);
+                        const unsigned word = (bit0 & 0x00010001u) | ((zero | from_f) & 0x00020002u) |
+                                              (part[c] & 0x00040004u) | (f_opened & 0x00080008u);
+#pragma unroll
+                        for (int k = 0; k < PAIRS; ++k)
+                            nibbles[k][c / 8] |= ((word >> (16 * k)) & 0xfu) << (4 * (c % 8));
+                    }
                     h_left = hg[c];
                 }
                 diag_left = left;
+                if constexpr (FLAGS) {
+                    // the thread's K columns of row i: K / 2 bytes, where the pair has them
+#pragma unroll
+                    for (int k = 0; k < PAIRS; ++k) {
+                        if (i <= m[k] && s0 < n[k]) {
+                            const long long row_bytes = (long long)((n[k] + COLS - 1) / COLS) * (COLS / 2);
+                            store_words(flags + flag_offset[pid[k]] + (long long)(i - 1) * row_bytes + c0 / 2,
+                                        nibbles[k]);
+                        }
+                    }
+                }
 
                 // --- end cells ---------------------------------------------------------------
                 if constexpr (MODE == LOCAL) {
@@ -436,3 +501,5 @@ __global__ void __launch_bounds__(128) align_score(
 }
 
 }  // namespace seqwarp
+
+#endif  // SEQWARP_ALIGN_DP_CUH

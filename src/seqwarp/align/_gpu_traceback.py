@@ -1,0 +1,328 @@
+"""Full alignments on the GPU (``output="cigar"``): ``kernels/align_trace.cu`` through CuPy.
+
+A call's pairs are planned as for scores (lane type by the overflow guard, tiles by target
+length: ``_gpu_backend._plan``) and run in chunks that fit device memory. For each chunk,
+``align_fill`` runs the forward pass and keeps every cell's 4 direction flags on the device
+(a nibble per cell), then ``trace_walk`` walks them back, one thread per pair, writing the
+CIGAR text, and ``pack_text`` puts the texts side by side: only the CIGARs and 8 fields per
+pair cross to the host, on a copy stream, while the device works on the next chunk. The flags
+and the walk are ``cpu.trace``'s, so every field and CIGAR equals the CPU backend's.
+
+Pairs with an empty side, and pairs whose flags alone would take more than a quarter of the
+device's free memory (a 100 kbp x 100 kbp pair takes 5 GB), are aligned by the CPU backend
+(its linear-space traceback) in the same call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import cuda
+from ..sequences import SequenceBatch
+from . import _cpu_backend, _gpu_backend
+from .results import Cigars
+
+__all__ = ["align", "fill_name", "walk_name"]
+
+_BLOCK = 128
+_MAX_CHUNK_PAIRS = 1 << 20
+_MAX_CHUNK_FLAG_BYTES = 8 << 30
+_FIELDS = 8
+_PACK = "seqwarp::pack_text"
+
+
+def fill_name(mode: str, affine: bool, lane: str, columns: int, group: int) -> str:
+    """NVRTC name expression of one forward-with-flags kernel (``lane``: a fused lane)."""
+    struct = _gpu_backend._LANE_STRUCT[lane][0]
+    return (
+        f"seqwarp::align_fill<{_gpu_backend._MODES[mode]}, {'true' if affine else 'false'}, "
+        f"seqwarp::{struct}, {columns}, {group}>"
+    )
+
+
+def walk_name(mode: str) -> str:
+    """NVRTC name expression of the traceback walk for ``mode``."""
+    return f"seqwarp::trace_walk<{_gpu_backend._MODES[mode]}>"
+
+
+def flag_row_bytes(n: np.ndarray, columns: int) -> np.ndarray:
+    """Bytes per row of direction flags: the target rounded up to whole stripes, 2 cells a
+    byte (as ``align_dp.cuh`` lays them out)."""
+    return -(-n // columns) * (columns // 2)
+
+
+def flag_bytes(m: np.ndarray, n: np.ndarray, columns: int) -> np.ndarray:
+    """Device bytes of each pair's flags, rounded up to 16 (the kernel stores 16-byte words)."""
+    return -(-(m * flag_row_bytes(n, columns)) // 16) * 16
+
+
+@dataclass
+class _Pending:
+    """One chunk queued on the device: its results, once ``done`` has passed."""
+
+    positions: np.ndarray  # the chunk's pairs, as positions in the call
+    fields: Any  # (pairs, 8) int32
+    offsets: Any  # (pairs + 1) int64: each CIGAR in ``text``
+    text: Any  # uint8, the CIGARs side by side
+    done: Any  # CUDA event recorded after the chunk's last kernel
+    alive: tuple  # device buffers its kernels use, kept until then
+
+
+def align(
+    queries: SequenceBatch,
+    targets: SequenceBatch,
+    q_index: np.ndarray,
+    t_index: np.ndarray,
+    matrix: np.ndarray,
+    mode: str,
+    gap_open: int,
+    gap_extend: int,
+) -> tuple[np.ndarray, Cigars]:
+    """``(n, 8)`` int64 fields (``cpu._align_pair``'s) and the CIGAR strings of every pair."""
+    import cupy as cp
+
+    q_index = np.asarray(q_index, dtype=np.int64)
+    t_index = np.asarray(t_index, dtype=np.int64)
+    m = queries.lengths[q_index].astype(np.int64)
+    n = targets.lengths[t_index].astype(np.int64)
+    out = np.empty((len(m), _FIELDS), dtype=np.int64)
+    parts: list[tuple[np.ndarray, Cigars]] = []
+    with cp.cuda.Device(_gpu_backend._devices[0]):
+        free = int(cp.cuda.Device().mem_info[0])
+        # the widest tile's stripes bound every pair's flags from above
+        on_gpu = (m > 0) & (n > 0) & (flag_bytes(m, n, 512) <= free // 4)
+        gpu = np.flatnonzero(on_gpu)
+        if gpu.size:
+            _align_on_device(
+                cp,
+                queries,
+                targets,
+                q_index[gpu],
+                t_index[gpu],
+                m[gpu],
+                n[gpu],
+                gpu,
+                matrix,
+                mode,
+                gap_open,
+                gap_extend,
+                min(_MAX_CHUNK_FLAG_BYTES, free // 3),
+                out,
+                parts,
+            )
+    rest = np.flatnonzero(~on_gpu)
+    if rest.size:
+        fields, texts = _cpu_backend.align(
+            queries, targets, q_index[rest], t_index[rest], matrix, mode, gap_open, gap_extend
+        )
+        out[rest] = fields
+        parts.append((rest, texts))
+    return out, Cigars.scatter(len(m), parts)
+
+
+def _residues(cp: Any, queries: SequenceBatch, targets: SequenceBatch) -> tuple[Any, int]:
+    """Every residue on the device in one buffer, and where the targets' codes begin in it."""
+    if queries.codes is targets.codes:
+        return cp.asarray(queries.codes), 0
+    return cp.asarray(np.concatenate([queries.codes, targets.codes])), len(queries.codes)
+
+
+def _align_on_device(
+    cp: Any,
+    queries: SequenceBatch,
+    targets: SequenceBatch,
+    q_index: np.ndarray,
+    t_index: np.ndarray,
+    m: np.ndarray,
+    n: np.ndarray,
+    positions: np.ndarray,
+    matrix: np.ndarray,
+    mode: str,
+    gap_open: int,
+    gap_extend: int,
+    budget: int,
+    out: np.ndarray,
+    parts: list[tuple[np.ndarray, Cigars]],
+) -> None:
+    """Align pairs (every side non-empty) on the current device: fields into ``out`` at
+    ``positions``, CIGARs appended to ``parts``."""
+    affine = gap_open != gap_extend
+    launches = _gpu_backend._plan(m, n, matrix, gap_open, gap_extend, "auto")
+    names = {fill_name(mode, affine, x.kernel_lane, x.columns, x.group) for x in launches}
+    module = cuda.compile_module(
+        "seqwarp.align", "align_trace.cu", [*sorted(names), walk_name(mode), _PACK]
+    )
+    walk = module.function(walk_name(mode))
+    pack = module.function(_PACK)
+    codes, t_base = _residues(cp, queries, targets)
+    q_start = queries.offsets[q_index]
+    t_start = targets.offsets[t_index] + t_base
+    device_matrix = cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32))
+    stream = cp.cuda.Stream(non_blocking=True)
+    copies = cp.cuda.Stream(non_blocking=True)
+    flags = None
+    pending: _Pending | None = None
+    with stream:
+        for launch in launches:
+            fill = module.function(
+                fill_name(mode, affine, launch.kernel_lane, launch.columns, launch.group)
+            )
+            cols = launch.group * launch.columns
+            sizes = flag_bytes(m[launch.pairs], n[launch.pairs], cols)
+            a = 0
+            while a < len(launch.pairs):
+                b = _chunk_end(sizes, a, budget)
+                chunk = launch.pairs[a:b]
+                need = int(sizes[a:b].sum())
+                try:
+                    if flags is None or flags.size < need:
+                        flags = None
+                        flags = cp.empty(need, dtype=np.uint8)
+                    queued = _run_chunk(
+                        cp,
+                        (fill, walk, pack),
+                        launch,
+                        chunk,
+                        positions[chunk],
+                        codes,
+                        (q_start, t_start, m, n),
+                        sizes[a:b],
+                        flags,
+                        (device_matrix, matrix.shape[0], gap_open, gap_extend),
+                        stream,
+                    )
+                except cp.cuda.memory.OutOfMemoryError:
+                    # a smaller chunk, after what is queued has finished
+                    stream.synchronize()
+                    flags = None
+                    cp.get_default_memory_pool().free_all_blocks()
+                    if b - a == 1:
+                        raise
+                    budget = max(1, need // 2)
+                    continue
+                if pending is not None:
+                    parts.append(_collect(cp, pending, out, copies))
+                pending = queued
+                a = b
+    if pending is not None:
+        parts.append(_collect(cp, pending, out, copies))
+
+
+def _chunk_end(sizes: np.ndarray, start: int, budget: int) -> int:
+    """End of the chunk starting at ``start``: as many pairs as the flag budget allows (at
+    least one, at most ``_MAX_CHUNK_PAIRS``)."""
+    total = np.cumsum(sizes[start : start + _MAX_CHUNK_PAIRS])
+    return start + max(1, int(np.searchsorted(total, budget, side="right")))
+
+
+def _run_chunk(
+    cp: Any,
+    kernels: tuple[Any, Any, Any],
+    launch: _gpu_backend._Launch,
+    chunk: np.ndarray,
+    positions: np.ndarray,
+    codes: Any,
+    pairs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    sizes: np.ndarray,
+    flags: Any,
+    scoring: tuple[Any, int, int, int],
+    stream: Any,
+) -> _Pending:
+    """Queue one chunk's forward pass, walk and packing (``kernels``) on ``stream``; ``pairs``
+    holds every pair's residue starts and lengths, ``scoring`` the device matrix, alphabet
+    size and gap penalties."""
+    fill, walk, pack = kernels
+    q_start, t_start, m, n = pairs
+    matrix, alpha, gap_open, gap_extend = scoring
+    count = len(chunk)
+    cm, cn = m[chunk], n[chunk]
+    cols = launch.group * launch.columns
+    flag_offset = np.zeros(count, dtype=np.int64)
+    np.cumsum(sizes[:-1], out=flag_offset[1:])
+    text_offset = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(2 * (cm + cn), out=text_offset[1:])
+    d_q = cp.asarray(q_start[chunk])
+    d_t = cp.asarray(t_start[chunk])
+    d_flag_offset = cp.asarray(flag_offset)
+    d_text_offset = cp.asarray(text_offset)
+    ends = cp.empty((count, 3), dtype=np.int32)
+    fields = cp.empty((count, _FIELDS), dtype=np.int32)
+    text = cp.empty(max(1, int(text_offset[-1])), dtype=np.uint8)
+    packed = cp.empty_like(text)
+    lengths = cp.empty(count, dtype=np.int32)
+    offsets = cp.zeros(count + 1, dtype=np.int64)
+
+    lane_pairs = 1 if launch.lane == "s32" else 2
+    per_block = _BLOCK // launch.group
+    groups = -(-count // lane_pairs)
+    blocks = -(-groups // per_block)
+    element = _gpu_backend._LANE_STRUCT[launch.kernel_lane][1]
+    shared = per_block * lane_pairs * (alpha + 1) * cols * element
+    stride = 4 * (int(cm.max()) + 1) if int(cn.max()) > cols else 0
+    scratch = cp.empty(max(1, blocks * per_block * stride), dtype=np.uint32)
+    if shared > 48 * 1024:
+        fill.max_dynamic_shared_size_bytes = shared
+    fill.preferred_shared_memory_carveout = 100
+    d_m, d_n = cp.asarray(cm.astype(np.int32)), cp.asarray(cn.astype(np.int32))
+    fill(
+        (blocks,),
+        (_BLOCK,),
+        (
+            codes,
+            d_q,
+            d_m,
+            d_t,
+            d_n,
+            np.int32(count),
+            matrix,
+            np.int32(alpha),
+            np.int32(gap_open),
+            np.int32(gap_extend),
+            scratch,
+            np.int64(stride),
+            ends,
+            flags,
+            d_flag_offset,
+        ),
+        shared_mem=shared,
+    )
+    threads = (-(-count // _BLOCK),), (_BLOCK,)
+    row_bytes = cp.asarray(flag_row_bytes(cn, cols).astype(np.int32))
+    walk(
+        *threads,
+        (
+            codes,
+            d_q,
+            d_t,
+            np.int32(count),
+            flags,
+            d_flag_offset,
+            row_bytes,
+            ends,
+            text,
+            d_text_offset,
+            lengths,
+            fields,
+        ),
+    )
+    offsets[1:] = cp.cumsum(lengths, dtype=np.int64)
+    pack(*threads, (text, d_text_offset, lengths, offsets, np.int32(count), packed))
+    alive = (d_q, d_t, d_m, d_n, d_flag_offset, d_text_offset, ends, text, lengths, scratch)
+    return _Pending(positions, fields, offsets, packed, stream.record(), alive)
+
+
+def _collect(cp: Any, pending: _Pending, out: np.ndarray, copies: Any) -> tuple[np.ndarray, Cigars]:
+    """Copy a chunk's results to the host on the ``copies`` stream once its kernels are done:
+    its fields into ``out``; returns its (positions, CIGARs)."""
+    copies.wait_event(pending.done)
+    with copies:
+        fields = pending.fields.get(stream=copies)
+        offsets = pending.offsets.get(stream=copies)
+        copies.synchronize()
+        text = pending.text[: int(offsets[-1])].get(stream=copies)
+        copies.synchronize()
+    out[pending.positions] = fields
+    return pending.positions, Cigars.from_bytes(text, offsets)

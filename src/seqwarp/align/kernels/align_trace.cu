@@ -1,0 +1,173 @@
+// align_trace.cu — full alignments on the GPU: end cell, begin cell and the CIGAR operations,
+// identical to seqwarp.align.cpu's traceback.
+//
+// Two kernels per batch of pairs:
+//   align_fill<MODE, AFFINE, Lane, K, G>  the forward pass of align_dp.cuh (AnySeq/GPU §4)
+//       writing every cell's 4 direction flags (a nibble per cell, rows of whole stripes) and
+//       each pair's score and end cell;
+//   trace_walk<MODE>  one thread per pair walks its flags back from the end cell (AnySeq/GPU
+//       §3.3's traceback from stored directions), writing the pair's CIGAR text and fields;
+//   pack_text  the CIGARs side by side, for one copy to the host.
+// The walk is cpu.trace's: the same flag bits and the same rules (in H: diagonal, then E,
+// then F, local stops at a zero cell; in a gap, leave it where it was opened; global
+// alignments finish along row 0 or column 0), so the CIGARs are the CPU engine's.
+//
+// Template parameters: MODE, AFFINE, Lane (LaneS32, LaneS16x2, LaneS16x2Bytes: the fused
+// lanes), K, G as in align_dp.cuh.
+
+#include "align_dp.cuh"
+
+namespace seqwarp {
+
+// CIGAR op codes and letters, as in seqwarp.align.cpu
+constexpr int OP_MATCH = 0;
+constexpr int OP_MISMATCH = 1;
+constexpr int OP_INSERT = 2;
+constexpr int OP_DELETE = 3;
+__device__ constexpr unsigned char CIGAR_LETTERS[4] = {'=', 'X', 'I', 'D'};
+constexpr int FROM_DIAG = 0;
+constexpr int FROM_E = 1;
+constexpr int FROM_ZERO = 3;
+constexpr int E_OPENED = 4;
+constexpr int F_OPENED = 8;
+
+template <int MODE, bool AFFINE, class L, int K, int G>
+__global__ void __launch_bounds__(128) align_fill(
+    const unsigned char* __restrict__ codes,
+    const long long* __restrict__ q_start,
+    const int* __restrict__ q_len,
+    const long long* __restrict__ t_start,
+    const int* __restrict__ t_len,
+    int n_pairs,
+    const int* __restrict__ matrix,
+    int alpha,
+    int go,
+    int ge,
+    unsigned* __restrict__ scratch,
+    long long scratch_stride,
+    int* __restrict__ out,
+    unsigned char* __restrict__ flags,
+    const long long* __restrict__ flag_offset) {
+    align_dp<MODE, AFFINE, L, K, G, true>(codes, q_start, q_len, t_start, t_len, n_pairs, matrix,
+                                          alpha, go, ge, scratch, scratch_stride, out, flags,
+                                          flag_offset);
+}
+
+// One CIGAR run "<length><letter>" appended to `text` backwards (letter first, then the
+// digits from the last): the walk meets runs last to first, so the reversed text is the CIGAR.
+__device__ __forceinline__ void put_run_reversed(unsigned char* text, int& at, int op, int run) {
+    if (run == 0) return;
+    text[at++] = CIGAR_LETTERS[op];
+    do {
+        text[at++] = (unsigned char)('0' + run % 10);
+        run /= 10;
+    } while (run > 0);
+}
+
+// ends         per pair: score, query end, target end (align_fill's out)
+// row_bytes    per pair: bytes per row of its flags
+// text         per pair: 2 (m + n) bytes from text_offset[pair]; receives the CIGAR, whose
+//              length goes to text_len[pair] (a run of L operations takes at most 2 L bytes)
+// fields       per pair: score, query begin, query end, target begin, target end, operations,
+//              matches, mismatches (seqwarp.align.cpu._align_pair's fields)
+template <int MODE>
+__global__ void __launch_bounds__(128) trace_walk(
+    const unsigned char* __restrict__ codes,
+    const long long* __restrict__ q_start,
+    const long long* __restrict__ t_start,
+    int n_pairs,
+    const unsigned char* __restrict__ flags,
+    const long long* __restrict__ flag_offset,
+    const int* __restrict__ row_bytes,
+    const int* __restrict__ ends,
+    unsigned char* __restrict__ text,
+    const long long* __restrict__ text_offset,
+    int* __restrict__ text_len,
+    int* __restrict__ fields) {
+    const long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= n_pairs) return;
+    const unsigned char* q = codes + q_start[p];
+    const unsigned char* t = codes + t_start[p];
+    const unsigned char* cells = flags + flag_offset[p];
+    const long long stride = row_bytes[p];
+    unsigned char* out = text + text_offset[p];
+    const int q_end = ends[3 * p + 1], t_end = ends[3 * p + 2];
+    int i = q_end, j = t_end, state = 0, count = 0, matches = 0, mismatches = 0;
+    int length = 0, run_op = 0, run = 0;
+    auto put = [&](int op, int times) {
+        if (op != run_op) {
+            put_run_reversed(out, length, run_op, run);
+            run_op = op;
+            run = 0;
+        }
+        run += times;
+        count += times;
+    };
+    while (true) {
+        if (state == 0 && (i == 0 || j == 0)) {
+            if (MODE == GLOBAL) {
+                if (j > 0) put(OP_DELETE, j);
+                if (i > 0) put(OP_INSERT, i);
+                i = j = 0;
+            }
+            break;
+        }
+        const int cell = (cells[(long long)(i - 1) * stride + (j - 1) / 2] >> (4 * ((j - 1) & 1))) & 0xf;
+        if (state == 0) {
+            const int source = cell & 3;
+            if (source == FROM_ZERO) break;
+            if (source == FROM_DIAG) {
+                const bool same = q[i - 1] == t[j - 1];
+                put(same ? OP_MATCH : OP_MISMATCH, 1);
+                matches += same;
+                mismatches += !same;
+                --i;
+                --j;
+            } else {
+                state = source == FROM_E ? 1 : 2;
+            }
+        } else if (state == 1) {
+            put(OP_INSERT, 1);
+            if (cell & E_OPENED) state = 0;
+            --i;
+        } else {
+            put(OP_DELETE, 1);
+            if (cell & F_OPENED) state = 0;
+            --j;
+        }
+    }
+    put_run_reversed(out, length, run_op, run);
+    for (int a = 0, b = length - 1; a < b; ++a, --b) {
+        const unsigned char x = out[a];
+        out[a] = out[b];
+        out[b] = x;
+    }
+    text_len[p] = length;
+    int* f = fields + 8 * p;
+    f[0] = ends[3 * p];
+    f[1] = i;
+    f[2] = q_end;
+    f[3] = j;
+    f[4] = t_end;
+    f[5] = count;
+    f[6] = matches;
+    f[7] = mismatches;
+}
+
+// every pair's CIGAR moved next to the previous one's (packed_offset: exclusive prefix sums
+// of text_len), so only the text itself crosses to the host
+__global__ void __launch_bounds__(128) pack_text(
+    const unsigned char* __restrict__ text,
+    const long long* __restrict__ text_offset,
+    const int* __restrict__ text_len,
+    const long long* __restrict__ packed_offset,
+    int n_pairs,
+    unsigned char* __restrict__ packed) {
+    const long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= n_pairs) return;
+    const unsigned char* from = text + text_offset[p];
+    unsigned char* to = packed + packed_offset[p];
+    for (int k = 0; k < text_len[p]; ++k) to[k] = from[k];
+}
+
+}  // namespace seqwarp

@@ -1,0 +1,171 @@
+"""GPU traceback vs CPU backend: every field (score, begins, ends, counts) and every CIGAR equal.
+
+Runs only with ``pytest -m gpu`` on a machine with CuPy and a CUDA device. Each mode x gap
+model x alphabet aligns 100,000 seeded random pairs (tiny, short, long, very unequal, related,
+unrelated); the overflow-prone cases add identical 4 and 8 kbp pairs at +2 a match, long gap
+runs and 50 kbp pairs.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gpu
+cupy = pytest.importorskip("cupy")
+
+from seqwarp.align import Aligner, _cpu_backend, _gpu_backend, _gpu_traceback  # noqa: E402
+from seqwarp.alphabets import Alphabet  # noqa: E402
+from seqwarp.scoring import Scoring  # noqa: E402
+from seqwarp.sequences import SequenceBatch  # noqa: E402
+
+MODES = ("global", "semi-global", "local")
+GAPS = ("linear", "affine")
+PAIRS_PER_CASE = 100_000
+
+
+def _batch(sequences: list[np.ndarray], alphabet: Alphabet) -> SequenceBatch:
+    offsets = np.zeros(len(sequences) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in sequences], out=offsets[1:])
+    codes = np.concatenate(sequences) if sequences else np.empty(0, dtype=np.uint8)
+    return SequenceBatch(
+        codes.astype(np.uint8), offsets, tuple(map(str, range(len(sequences)))), alphabet
+    )
+
+
+def _mutate(rng: np.random.Generator, source: np.ndarray, letters: int, rate: float) -> np.ndarray:
+    """A copy of ``source`` with substitutions and short insertions and deletions, vectorised."""
+    r = rng.random(len(source))
+    keep = r >= rate / 3
+    out = np.where(r < rate, rng.integers(letters, size=len(source)), source)[keep]
+    inserts = rng.random(len(out)) < rate / 3
+    if inserts.any():
+        out = np.insert(
+            out, np.flatnonzero(inserts), rng.integers(letters, size=int(inserts.sum()))
+        )
+    return out.astype(np.uint8)
+
+
+def _random_pairs(seed: int, letters: int, count: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Lengths log-uniform in 1..2000 (a third), 1..150, very unequal, and related pairs."""
+    rng = np.random.default_rng(seed)
+    queries, targets = [], []
+    for p in range(count):
+        kind = p % 6
+        if kind in (0, 1):
+            m, n = np.exp(rng.uniform(0, np.log(2000), size=2)).astype(int) + 1
+        elif kind == 2:
+            m, n = rng.integers(1, 151, size=2)
+        elif kind == 3:
+            m, n = int(rng.integers(1, 8)), int(rng.integers(300, 1200))
+            if rng.random() < 0.5:
+                m, n = n, m
+        else:
+            m = n = int(np.exp(rng.uniform(0, np.log(1500)))) + 1
+        q = rng.integers(letters, size=m, dtype=np.uint8)
+        t = rng.integers(letters, size=n, dtype=np.uint8)
+        if kind >= 4:
+            t = _mutate(rng, q, letters, 0.05 if kind == 4 else 0.25)
+            if len(t) == 0:
+                t = q.copy()
+        queries.append(q)
+        targets.append(t)
+    queries += [np.zeros(0, dtype=np.uint8), np.zeros(3, dtype=np.uint8)]
+    targets += [np.zeros(5, dtype=np.uint8), np.zeros(0, dtype=np.uint8)]
+    return queries, targets
+
+
+def _scoring(alphabet: str, gap: str) -> Scoring:
+    if alphabet == "dna":
+        go, ge = (2, 1) if gap == "affine" else (1, 1)
+        return Scoring.dna(match=2, mismatch=-1, gap_open=go, gap_extend=ge)
+    go, ge = (11, 1) if gap == "affine" else (4, 4)
+    return Scoring.from_matrix("BLOSUM62", gap_open=go, gap_extend=ge)
+
+
+def _compare(queries: list, targets: list, scoring: Scoring, mode: str) -> None:
+    q = _batch(queries, scoring.alphabet)
+    t = _batch(targets, scoring.alphabet)
+    index = np.arange(len(q), dtype=np.int64)
+    args = (q, t, index, index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
+    cpu_fields, cpu_cigars = _cpu_backend.align(*args)
+    gpu_fields, gpu_cigars = _gpu_traceback.align(*args)
+    bad = np.flatnonzero(np.any(cpu_fields != gpu_fields, axis=1))
+    bad = np.union1d(bad, [p for p in range(len(index)) if cpu_cigars[p] != gpu_cigars[p]])
+    if len(bad):
+        p = int(bad[0])
+        raise AssertionError(
+            f"{len(bad)} of {len(index)} pairs differ; first: pair {p} "
+            f"(m={len(queries[p])}, n={len(targets[p])}) cpu={cpu_fields[p].tolist()} "
+            f"{cpu_cigars[p][:80]} gpu={gpu_fields[p].tolist()} {gpu_cigars[p][:80]}"
+        )
+
+
+@pytest.mark.parametrize("alphabet", ["dna", "protein"])
+@pytest.mark.parametrize("gap", GAPS)
+@pytest.mark.parametrize("mode", MODES)
+def test_random_pairs(mode: str, gap: str, alphabet: str) -> None:
+    seed = zlib.crc32(f"traceback {mode} {gap} {alphabet}".encode())
+    letters = 4 if alphabet == "dna" else 20
+    queries, targets = _random_pairs(seed, letters, PAIRS_PER_CASE)
+    _compare(queries, targets, _scoring(alphabet, gap), mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_overflow_prone_pairs(mode: str) -> None:
+    """Identical 4 and 8 kbp pairs (+2 a match: past the 16-bit lane), long gap runs, and
+    50 kbp related pairs (past the packed lanes' lengths, several stripes, int32 lane)."""
+    rng = np.random.default_rng(23)
+    queries, targets = [], []
+    for length in (4000, 8000):
+        s = rng.integers(4, size=length, dtype=np.uint8)
+        queries.append(s)
+        targets.append(s.copy())
+    s = rng.integers(4, size=3000, dtype=np.uint8)
+    queries += [s, s[:200], np.concatenate([s[:1000], s[2500:]])]
+    targets += [np.concatenate([s[:1000], s[2000:]]), s, s]
+    for _ in range(2):
+        s = rng.integers(4, size=50_000, dtype=np.uint8)
+        queries.append(s)
+        targets.append(_mutate(rng, s, 4, 0.1))
+    _compare(queries, targets, _scoring("dna", "affine"), mode)
+
+
+def test_small_chunks_give_the_same_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A flag budget of a few pairs: many chunks, each collected while the next one runs."""
+    monkeypatch.setattr(_gpu_traceback, "_MAX_CHUNK_FLAG_BYTES", 1 << 18)
+    queries, targets = _random_pairs(5, 4, 600)
+    for mode in MODES:
+        _compare(queries, targets, _scoring("dna", "affine"), mode)
+
+
+def test_aligner_cigars_on_gpu_match_cpu() -> None:
+    """The public API: ``Aligner(device="gpu").align(output="cigar")`` runs the GPU traceback."""
+    queries, targets = _random_pairs(7, 20, 300)
+    scoring = _scoring("protein", "affine")
+    q = _batch(queries, scoring.alphabet)
+    t = _batch(targets, scoring.alphabet)
+    for mode in MODES:
+        gpu = Aligner(mode=mode, scoring=scoring, device="gpu").align(q, t, output="cigar")
+        cpu = Aligner(mode=mode, scoring=scoring, device="cpu").align(q, t, output="cigar")
+        assert gpu.cigar == cpu.cigar
+        assert np.array_equal(gpu.score, cpu.score)
+        assert np.array_equal(gpu.query_begin, cpu.query_begin)
+        assert np.array_equal(gpu.target_end, cpu.target_end)
+
+
+def test_backend_align_is_the_gpu_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_gpu_backend.align`` must not fall back to the CPU engine for ordinary pairs."""
+    calls = []
+    monkeypatch.setattr(_cpu_backend, "align", lambda *args: calls.append(args))
+    queries, targets = _random_pairs(8, 4, 50)
+    scoring = _scoring("dna", "affine")
+    q = _batch(queries[:50], scoring.alphabet)
+    t = _batch(targets[:50], scoring.alphabet)
+    index = np.arange(50, dtype=np.int64)
+    fields, cigars = _gpu_backend.align(
+        q, t, index, index, scoring.matrix, "local", scoring.gap_open, scoring.gap_extend
+    )
+    assert not calls and len(cigars) == 50 and fields.shape == (50, 8)
