@@ -129,8 +129,8 @@ def test_overflow_prone_pairs(mode: str, lanes: str) -> None:
 
 
 def test_chunks_dealt_over_devices_give_the_same_answer(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two device slots (both the same GPU here): every launch splits into chunks that run
-    side by side, and the results still land in their pairs' rows."""
+    """Two device slots (both the same GPU here): the call splits into two ranges of pairs,
+    planned and run side by side, and the results still land in their pairs' rows."""
     monkeypatch.setattr(_gpu_backend, "_devices", (0, 0))
     queries, targets = _random_pairs(99, 4, count=64)
     for mode in MODES:

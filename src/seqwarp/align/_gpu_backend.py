@@ -11,7 +11,7 @@ answers, byte for byte. How a batch of pairs runs:
    binned by target length into tile widths (threads per group x columns per thread), and
    launched in chunks: contiguous ranges of that one order, so every per-pair argument is
    copied to the device once per call and each chunk reads a slice of it;
-4. the residues the pairs use (the span of each code buffer they touch) go to each device
+4. the residues the pairs use (the span of each code buffer they touch) go to the device
    once per call, as one flat buffer, in pieces: a few host threads stage them through
    pinned buffers and queue their DMA on copy streams of their own, starting before the
    planning; a chunk's kernel waits (on the device) only for the pieces holding its pairs'
@@ -19,18 +19,22 @@ answers, byte for byte. How a batch of pairs runs:
 5. every chunk writes its pairs' rows of one device result array; the rows are put back in
    call order and widened on the device and copied to pinned host memory in one transfer,
    field by field (the caller copies whole columns out);
-6. with several devices (``Aligner(gpus=N)``) the chunks are dealt out by cells and run
-   concurrently, each result written to its own pair's row.
+6. with several devices (``Aligner(gpus=N)``) the call's pairs are split into N contiguous
+   ranges of near-equal cells, one per device, and each device runs steps 2-5 on its range
+   alone, driven by a host thread of its own: its residue span, upload, plan, kernels and
+   its slice of the pinned result. Host work and transfers are divided by N with the
+   kernels, and every pair's row depends only on the pair, so the answer does not depend
+   on N. An ordinal may appear more than once (``(0, 0)``: two streams of work on one GPU).
 
-``align`` (CIGAR output) runs the CPU engine: the checkpointed traceback of
-``seqwarp.align.cpu`` on the host threads. Scores, ends and CIGARs are therefore identical
-to the CPU backend by construction; GPU traceback is not implemented.
+``align`` (CIGAR output) runs the GPU traceback of ``_gpu_traceback``: the same forward
+pass keeping direction flags, walked back on the device with the CPU engine's rules.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,17 +77,18 @@ _SCRATCH_BYTES = 1 << 30
 # that its first kernels start while the later chunks' residues are still being copied
 _MIN_CHUNKS = 8
 _MIN_CHUNK_PAIRS = 1 << 14
-# residues go to the device in pieces of this size, each of _COPY_THREADS host threads
-# staging every _COPY_THREADS-th piece through two pinned buffers of its own
+# residues go to the device in pieces of this size, each of a device's copy threads staging
+# every k-th piece through two pinned buffers of its own; the devices share half the cores
+# for them (at most 8 threads each), leaving the rest to their planning
 _PIECE_BYTES = 1 << 23
-_COPY_THREADS = max(1, min(8, (os.cpu_count() or 1) // 2))
+_COPY_CORES = max(1, (os.cpu_count() or 1) // 2)
 
-# CUDA devices in use; score() spreads its chunks over all of them
+# CUDA devices in use, one per share of a score() call; an ordinal may repeat
 _devices: tuple[int, ...] = (0,)
 
 
 def use(backend: Backend) -> None:
-    """Run on the backend's CUDA devices."""
+    """Run on the backend's CUDA devices (a repeated ordinal gets a share of its own)."""
     global _devices
     _devices = backend.ordinals or (0,)
 
@@ -91,9 +96,10 @@ def use(backend: Backend) -> None:
 def prepare(threads: int | None) -> int:
     """Set the host threads (the CIGAR path runs on them); returns a work multiplier for the
     caller's chunking: a GPU wants far more cells per call than one CPU thread (512 x 2^27
-    cells: 1 M pairs of 250 bp in one call, whose copies and kernels then overlap)."""
+    cells: 1 M pairs of 250 bp in one call, whose copies and kernels then overlap), and
+    each device its own share of that."""
     _cpu_backend.prepare(threads)
-    return 512
+    return 512 * len(_devices)
 
 
 def kernel_name(mode: str, affine: bool, lane: str, columns: int, group: int) -> str:
@@ -196,10 +202,12 @@ def _identity(count: int) -> np.ndarray:
     """``np.arange(count)`` as a read-only view of one kept array (a fresh one of a million
     pairs costs more page faults than the whole plan)."""
     global _arange
-    if len(_arange) < count:
-        _arange = np.arange(max(count, 2 * len(_arange)), dtype=np.int64)
-        _arange.flags.writeable = False
-    return _arange[:count]
+    kept = _arange  # one read: the devices' threads may replace it meanwhile
+    if len(kept) < count:
+        kept = np.arange(max(count, 2 * len(kept)), dtype=np.int64)
+        kept.flags.writeable = False
+        _arange = kept
+    return kept[:count]
 
 
 def _narrow(
@@ -375,7 +383,7 @@ class _Upload:
     DMAs, the caller's planning and its kernels all overlap. The pieces of the sources are
     ordered by the fraction of their source they complete, so the first chunks start early."""
 
-    def __init__(self, cp: Any, device: int, sources: list[np.ndarray]) -> None:
+    def __init__(self, cp: Any, device: int, sources: list[np.ndarray], threads: int) -> None:
         self.codes = cp.empty(max(1, sum(len(x) for x in sources)), dtype=np.uint8)
         self._cp = cp
         self._device = device
@@ -394,7 +402,7 @@ class _Upload:
         self._done = [threading.Event() for _ in self._pieces]
         self._waited = 0  # pieces the compute stream already waits for
         self._error: BaseException | None = None
-        threads = max(1, min(_COPY_THREADS, len(self._pieces)))
+        threads = max(1, min(threads, len(self._pieces)))
         self._threads = [
             threading.Thread(target=self._run, args=(k, threads), daemon=True)
             for k in range(threads)
@@ -501,13 +509,13 @@ def _stage_chunk(
     return Staged(launch.lane, kernel, blocks, shared, args, result, pairs.order[a:b])
 
 
-def _ranges(launch: _Launch, longest_query: int, parts: int = 1) -> list[tuple[int, int]]:
+def _ranges(launch: _Launch, longest_query: int) -> list[tuple[int, int]]:
     """Chunks of a launch, as ranges of the call's order, that keep the handed-on columns under
-    their memory budget, at least ``parts`` of them (one per device) when there are enough
-    pairs, and at least ``_MIN_CHUNKS`` of a large launch (so that copies overlap kernels)."""
+    their memory budget, and at least ``_MIN_CHUNKS`` of a large launch (so that copies
+    overlap kernels)."""
     count = len(launch.pairs)
     per_pair = 8 * (longest_query + 1) + 64
-    wanted = max(parts, _MIN_CHUNKS if count >= _MIN_CHUNKS * _MIN_CHUNK_PAIRS else 1)
+    wanted = _MIN_CHUNKS if count >= _MIN_CHUNKS * _MIN_CHUNK_PAIRS else 1
     size = max(2, min(_MAX_CHUNK_PAIRS, _SCRATCH_BYTES // per_pair, -(-count // wanted)))
     return [(launch.start + i, launch.start + min(i + size, count)) for i in range(0, count, size)]
 
@@ -576,21 +584,36 @@ def _order(launches: list[_Launch]) -> np.ndarray:
     return np.concatenate([launch.pairs for launch in launches])
 
 
-def _deal(jobs: list, cells: np.ndarray) -> dict[int, list]:
-    """Chunks per device: most work first, each to the device with the least work so far."""
-    queues: dict[int, list] = {device: [] for device in _devices}
-    load = dict.fromkeys(_devices, 0)
-    for k in np.argsort(-cells, kind="stable"):
-        device = min(load, key=load.__getitem__)
-        queues[device].append(jobs[k])
-        load[device] += int(cells[k])
-    return queues
+def _partition(cumulative: np.ndarray, parts: int) -> np.ndarray:
+    """Boundaries ``0 = b[0] <= b[1] <= ... <= b[parts] = len(cumulative)`` of ``parts``
+    contiguous ranges of pairs (range ``k`` is ``b[k]:b[k + 1]``) with near-equal cells;
+    ``cumulative`` is the running total of the pairs' cells. Each boundary is the pair
+    boundary nearest its share of the total (ties to the earlier one), so every range's cells
+    are within one pair's cells of ``total / parts``; with fewer pairs than parts some ranges
+    are empty. Reads ``cumulative`` at a few places only (one search per boundary)."""
+    count = len(cumulative)
+    total = int(cumulative[-1]) if count else 0
+    # boundary i has prefix(i) = cells of pairs before it; in integers, boundary k is the i
+    # whose prefix(i) * parts is nearest k * total
+    goals = [-(-k * total // parts) for k in range(1, parts)]
+    reaching = (np.searchsorted(cumulative, goals, side="left") + 1).tolist()
+    bounds = [0]
+    for k, (goal, above) in enumerate(zip(goals, reaching, strict=True), 1):
+        if goal == 0:  # no cells at all
+            bounds.append(0)
+            continue
+        below = above - 1
+        short = k * total - (int(cumulative[below - 1]) if below else 0) * parts
+        over = int(cumulative[above - 1]) * parts - k * total
+        bounds.append(below if short <= over else above)
+    # pairs of no cells after the last boundary still belong to the last range
+    bounds.append(count)
+    return np.array(bounds, dtype=np.int64)
 
 
 def _run_device(
     cp: Any,
-    device: int,
-    queue: list[tuple[_Launch, int, int]],
+    jobs: list[tuple[_Launch, int, int]],
     upload: _Upload,
     pairs: _Pairs,
     module: Any,
@@ -598,16 +621,15 @@ def _run_device(
     affine: bool,
     data: dict,
 ) -> tuple[Any, Any, Any]:
-    """Launch one device's chunks on a compute stream, each after the residues it reads have
-    arrived; returns the device's (pairs in the call's order, 3) int32 results, the stream,
-    and what must stay alive until the stream is synchronised."""
+    """Launch the chunks (in the call's order) on a compute stream of the current device,
+    each after the residues it reads have arrived; returns the (pairs in the call's order, 3)
+    int32 results, the stream, and what must stay alive until the stream is synchronised."""
     stream = cp.cuda.Stream(non_blocking=True)
     with stream:
         args = pairs.to_device(cp)
         out = cp.empty((len(pairs.order), 3), dtype=np.int32)
         running: list[Staged] = []
-        work = [(launch, a, b) for launch, a, b in sorted(queue, key=lambda job: job[1])]
-        work.reverse()
+        work = jobs[::-1]
         while work:
             launch, a, b = work.pop()
             name = kernel_name(mode, affine, launch.kernel_lane, launch.columns, launch.group)
@@ -636,6 +658,72 @@ def _run_device(
     return out, stream, (args, running)
 
 
+def _gather(cp: Any, device_out: Any, stream: Any, pairs: _Pairs, host: np.ndarray) -> None:
+    """Copy the results to ``host``, a (3, pairs) int64 view of pinned memory, with the rows
+    back in call order and widened on the device first; returns when they have arrived."""
+    with stream:
+        wide = device_out.astype(np.int64).T
+        if pairs.identity:
+            full = cp.ascontiguousarray(wide)
+        else:
+            full = cp.empty(host.shape, dtype=np.int64)
+            where = cp.asarray(pairs.order)
+            for field in range(3):
+                full[field][where] = wide[field]
+        if host.flags.c_contiguous:
+            full.get(stream=stream, out=host)
+        else:
+            # one device's share of the call's fields: a slice of each row
+            for field in range(3):
+                full[field].get(stream=stream, out=host[field])
+    stream.synchronize()
+
+
+def _score_part(
+    cp: Any,
+    device: int,
+    queries: SequenceBatch,
+    targets: SequenceBatch,
+    q_index: np.ndarray,
+    t_index: np.ndarray,
+    firsts: tuple[int | None, int | None],
+    m: np.ndarray,
+    n: np.ndarray,
+    matrix: np.ndarray,
+    mode: str,
+    gap_open: int,
+    gap_extend: int,
+    lanes: str,
+    host: np.ndarray | None = None,
+) -> np.ndarray:
+    """Score pairs (not all with an empty side) on ``device``; returns ``host``, their
+    (3, pairs) int64 fields in pinned memory (a new array when None, taken while the kernels
+    run). The rows of pairs with an empty side are left to the caller."""
+    with cp.cuda.Device(device):
+        # the residues start on their way to the device before the planning
+        spans = _spans(queries, targets, q_index, t_index, firsts, m, n)
+        copy_threads = min(8, _COPY_CORES // len(_devices))
+        upload = _Upload(cp, device, spans.sources, copy_threads)
+        launches = _plan(m, n, matrix, gap_open, gap_extend, lanes)
+        affine = gap_open != gap_extend
+        pairs = _Pairs(cp, spans, m, n, _order(launches))
+        jobs = [
+            (launch, a, b)
+            for launch in launches
+            for a, b in _ranges(launch, _longest_query(launch, pairs))
+        ]
+        module = _module(mode, affine, launches)
+        data = _data(cp, matrix, gap_open, gap_extend)
+        device_out, stream, _alive = _run_device(
+            cp, jobs, upload, pairs, module, mode, affine, data
+        )
+        if host is None:
+            host = _pinned(cp, np.int64, (3, len(m)))
+        _gather(cp, device_out, stream, pairs, host)
+        upload.join()
+    return host
+
+
 def score(
     queries: SequenceBatch,
     targets: SequenceBatch,
@@ -650,9 +738,9 @@ def score(
 ) -> np.ndarray:
     """``(n, 3)`` int64 array: score, query end, target end (``lanes``: see ``LANES``).
 
-    With several devices (``use`` with a multi-GPU backend) the chunks are dealt out by work
-    and run concurrently; every result is written to its pair's row, so the answer does not
-    depend on the number of devices.
+    With several devices (``use`` with a multi-GPU backend) each scores one contiguous range
+    of the pairs, of near-equal cells, in a host thread of its own; a pair's row depends only
+    on the pair, so the answer does not depend on the number of devices.
     """
     import cupy as cp
 
@@ -666,62 +754,39 @@ def score(
         return _with_empty_pairs(
             np.empty((len(m), 3), dtype=np.int64), empty, m, n, mode, gap_open, gap_extend
         )
-    # the residues start on their way to every device before the planning
-    spans = _spans(queries, targets, q_index, t_index, firsts, m, n)
-    uploads = {}
-    for device in _devices:
-        with cp.cuda.Device(device):
-            uploads[device] = _Upload(cp, device, spans.sources)
-    launches = _plan(m, n, matrix, gap_open, gap_extend, lanes)
-    affine = gap_open != gap_extend
-    order = _order(launches)
-    pairs = _Pairs(cp, spans, m, n, order)
-    parts = len(_devices)
-    jobs = [
-        (launch, a, b)
-        for launch in launches
-        for a, b in _ranges(launch, _longest_query(launch, pairs), parts)
-    ]
-    if parts > 1:
-        cells = np.cumsum(pairs.m.astype(np.int64) * pairs.n)
-        work = np.array([cells[b - 1] - (cells[a - 1] if a else 0) for _, a, b in jobs])
-        queues = {device: queue for device, queue in _deal(jobs, work).items() if queue}
-    else:
-        queues = {_devices[0]: jobs}
-    results = {}
-    for device, queue in queues.items():
-        with cp.cuda.Device(device):
-            module = _module(mode, affine, [launch for launch, _, _ in queue])
-            data = _data(cp, matrix, gap_open, gap_extend)
-            results[device] = _run_device(
-                cp, device, queue, uploads[device], pairs, module, mode, affine, data
+    scoring = (matrix, mode, gap_open, gap_extend, lanes)
+    # fields in rows: the caller copies out whole columns of the transposed array
+    if len(_devices) == 1:
+        host = _score_part(
+            cp, _devices[0], queries, targets, q_index, t_index, firsts, m, n, *scoring
+        )
+        return _with_empty_pairs(host.T, empty, m, n, mode, gap_open, gap_extend)
+    host = _pinned(cp, np.int64, (3, len(m)))
+    cells = m * n
+    bounds = _partition(np.cumsum(cells, out=cells), len(_devices)).tolist()
+    with ThreadPoolExecutor(len(_devices), thread_name_prefix="seqwarp-gpu") as pool:
+        futures = [
+            pool.submit(
+                _score_part,
+                cp,
+                device,
+                queries,
+                targets,
+                q_index[a:b],
+                t_index[a:b],
+                tuple(None if first is None else first + a for first in firsts),
+                m[a:b],
+                n[a:b],
+                *scoring,
+                host[:, a:b],
             )
-    # fields in rows of the transposed array: the caller copies out whole columns
-    out = _pinned(cp, np.int64, (3, len(m))).T
-    for device, queue in queues.items():
-        with cp.cuda.Device(device):
-            device_out, stream, _alive = results[device]
-            if len(queues) == 1:
-                # rows back in call order on the device, widened there, one copy to the host
-                with stream:
-                    wide = device_out.astype(np.int64).T
-                    if pairs.identity:
-                        full = cp.ascontiguousarray(wide)
-                    else:
-                        full = cp.empty((3, len(m)), dtype=np.int64)
-                        where = cp.asarray(order)
-                        for field in range(3):
-                            full[field][where] = wide[field]
-                    full.get(stream=stream, out=out.T)
-                stream.synchronize()
-            else:
-                host = device_out.get(stream=stream)
-                stream.synchronize()
-                for _, a, b in queue:
-                    out[order[a:b]] = host[a:b]
-    for upload in uploads.values():
-        upload.join()
-    return _with_empty_pairs(out, empty, m, n, mode, gap_open, gap_extend)
+            for device, a, b in zip(_devices, bounds[:-1], bounds[1:], strict=True)
+            if not empty[a:b].all()
+        ]
+        # the first error is raised here, once every device's thread has finished
+        for future in futures:
+            future.result()
+    return _with_empty_pairs(host.T, empty, m, n, mode, gap_open, gap_extend)
 
 
 def _pinned(cp: Any, dtype: type, shape: tuple[int, ...]) -> np.ndarray:

@@ -3,23 +3,29 @@
 Runs the 512 bp global affine score-only workload and the protein workload (BLOSUM62, 11/1,
 local) through the public ``Aligner(device="gpu", gpus=k)`` for every ``k`` up to the GPUs
 visible, in one run: whole-call TCUPS (median after a warm-up), scaling efficiency against one
-GPU, and a hash of the scores and ends, which must be the same for every GPU count.
+GPU, and a hash of the scores and ends, which must be the same for every GPU count. With one
+GPU it also runs two device slots on that GPU (ordinals ``(0, 0)``: the multi-device path, two
+host threads and streams of work on one chip), whose ideal is the one-GPU rate. Writes JSON and
+a PNG of measured against ideal TCUPS.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-from collections.abc import Sequence
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..align import Aligner
-from ..alphabets import PROTEIN
-from ..devices import gpu_count
+from ..alphabets import DNA, PROTEIN, Alphabet
+from ..devices import Backend, gpu_count
 from ..scoring import Scoring
-from .align_gpu import _median_seconds, simulate
-from .report import machine_info, print_table, result_stem, write_json
+from ..sequences import SequenceBatch
+from .report import bar_chart, machine_info, print_table, result_stem, write_json
 
 __all__ = ["main"]
 
@@ -41,21 +47,64 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _pairs(
+    count: int, length: int, alphabet: Alphabet, rate: float, seed: int
+) -> tuple[SequenceBatch, SequenceBatch]:
+    """``count`` targets of ``length`` residues (windows of one random genome) and a read of
+    each with substitutions at ``rate``: every pair has ``length**2`` cells."""
+    letters = 4 if alphabet is DNA else 20
+    rng = np.random.default_rng(seed)
+    genome = rng.integers(0, letters, size=max(1 << 20, 4 * length), dtype=np.uint8)
+    starts = rng.integers(0, len(genome) - length, size=count)
+    targets = np.lib.stride_tricks.sliding_window_view(genome, length)[starts].ravel()
+    reads = targets.copy()
+    changed = rng.integers(0, len(reads), size=int(rate * len(reads)))
+    shift = rng.integers(1, letters, size=len(changed), dtype=np.uint8)
+    reads[changed] = (reads[changed] + shift) % letters
+    offsets = np.arange(count + 1, dtype=np.int64) * length
+    names = tuple(str(p) for p in range(count))
+    return (
+        SequenceBatch(reads, offsets, names, alphabet),
+        SequenceBatch(targets, offsets, names, alphabet),
+    )
+
+
+def _median_seconds(call: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+    """Median wall-clock seconds of ``call`` after a warm-up call (compiles, pinned buffers),
+    and its last answer."""
+    answer = call()
+    times = []
+    for _ in range(max(1, repeats)):
+        begin = time.perf_counter()
+        answer = call()
+        times.append(time.perf_counter() - begin)
+    return statistics.median(times), answer
+
+
 def _digest(ends: np.ndarray, scores: np.ndarray) -> str:
     """SHA-256 (first 16 hex digits) of the scores and ends, in pair order."""
     return hashlib.sha256(scores.tobytes() + ends.tobytes()).hexdigest()[:16]
 
 
+def _configurations(top: int) -> list[tuple[str, tuple[int, ...]]]:
+    """(label, device ordinals) to run: 1..``top`` GPUs, and two slots on one GPU when only
+    one is used."""
+    runs = [(f"{k} GPU{'s' if k > 1 else ''}", tuple(range(k))) for k in range(1, top + 1)]
+    if top == 1:
+        runs.append(("1 GPU x 2 slots", (0, 0)))
+    return runs
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Measure every GPU count and workload; print a table, write JSON."""
+    """Measure every GPU count and workload; print a table, write JSON and a PNG."""
     args = _parser().parse_args(argv)
     visible = gpu_count()
     if visible == 0:
         print("seqwarp.bench align-scaling: no CUDA device visible")
         return 2
     top = min(visible, args.max_gpus or visible)
-    dna_q, dna_t = simulate(args.pairs_512, 512, 4, 0.05, seed=512)
-    prot_q, prot_t = simulate(args.pairs_protein, 512, 20, 0.2, seed=7, alphabet=PROTEIN)
+    dna_q, dna_t = _pairs(args.pairs_512, 512, DNA, 0.05, seed=512)
+    prot_q, prot_t = _pairs(args.pairs_protein, 512, PROTEIN, 0.2, seed=7)
     workloads = [
         ("dna512-global-affine", "global", Scoring.dna(2, -1, 2, 1), dna_q, dna_t),
         (
@@ -66,14 +115,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             prot_t,
         ),
     ]
+    configurations = _configurations(top)
     results = []
     for name, mode, scoring, queries, targets in workloads:
         if len(queries) == 0:
             continue
         cells = int(np.sum(queries.lengths * targets.lengths))
         one_gpu = None
-        for gpus in range(1, top + 1):
+        for label, ordinals in configurations:
+            gpus = len(set(ordinals))
             aligner = Aligner(mode, scoring, device="gpu", gpus=gpus)
+            # a repeated ordinal is not something resolve() hands out: set the slots directly
+            aligner.backend = Backend("gpu", ordinals)
             seconds, result = _median_seconds(
                 lambda a=aligner, q=queries, t=targets: a.align(q, t, output="ends"), args.repeats
             )
@@ -83,11 +136,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             results.append(
                 {
                     "workload": name,
+                    "label": label,
                     "gpus": gpus,
+                    "ordinals": list(ordinals),
                     "pairs": len(queries),
                     "cells": cells,
                     "seconds": seconds,
                     "tcups": tcups,
+                    "ideal_tcups": one_gpu * gpus,
                     "scaling_efficiency": tcups / (one_gpu * gpus),
                     "output_sha256": _digest(ends, result.score),
                     "backend": aligner.backend.describe(),
@@ -96,21 +152,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     same = {
         w: len({r["output_sha256"] for r in results if r["workload"] == w}) == 1
         for w, *_ in workloads
+        if any(r["workload"] == w for r in results)
     }
     record = {
         "benchmark": "align-scaling",
         "machine": machine_info(),
         "gpus_visible": visible,
+        "timing": f"whole Aligner.align calls, median of {args.repeats} after a warm-up",
         "results": results,
         "identical_output": same,
     }
     stem = result_stem(args.out, args.name)
     write_json(f"{stem}.json", record)
+    labels = [label for label, _ in configurations]
+    panels = {
+        w: (
+            labels,
+            {
+                "measured": [r["tcups"] for r in results if r["workload"] == w],
+                "ideal (one GPU x GPUs)": [r["ideal_tcups"] for r in results if r["workload"] == w],
+            },
+        )
+        for w in same
+    }
+    if panels:
+        bar_chart(f"{stem}.png", "seqwarp align on 1..N GPUs (whole calls)", panels, "TCUPS")
     print_table(
         "seqwarp align on 1..N GPUs (whole Aligner calls)",
-        ("workload", "GPUs", "TCUPS", "efficiency", "output sha256"),
+        ("workload", "devices", "TCUPS", "efficiency", "output sha256"),
         [
-            (r["workload"], r["gpus"], r["tcups"], r["scaling_efficiency"], r["output_sha256"])
+            (r["workload"], r["label"], r["tcups"], r["scaling_efficiency"], r["output_sha256"])
             for r in results
         ],
     )

@@ -1,0 +1,269 @@
+"""Several devices split a score call into contiguous ranges of near-equal cells.
+
+The partition is checked on the CPU. The ``gpu`` tests run the same pairs with one, two and
+three device slots on one GPU (``(0,)``, ``(0, 0)``, ``(0, 0, 0)``): every slot takes the
+multi-device path (its own range, residue span, upload, plan, kernels and host thread), and
+the output must be byte-identical for every count and equal to the CPU backend's.
+"""
+
+from __future__ import annotations
+
+import itertools
+import zlib
+
+import numpy as np
+import pytest
+
+from seqwarp.align import _cpu_backend, _gpu_backend
+from seqwarp.alphabets import Alphabet
+from seqwarp.devices import Backend
+from seqwarp.scoring import Scoring
+from seqwarp.sequences import SequenceBatch
+
+MODES = ("global", "semi-global", "local")
+SLOTS = ((0,), (0, 0), (0, 0, 0))
+
+
+def _check_partition(cells: np.ndarray, parts: int) -> np.ndarray:
+    """The partition of ``cells`` into ``parts``, checked: contiguous ranges covering every
+    pair once, each within one pair's cells of its share."""
+    bounds = _gpu_backend._partition(np.cumsum(cells, dtype=np.int64), parts)
+    assert len(bounds) == parts + 1
+    assert bounds[0] == 0 and bounds[-1] == len(cells)
+    assert np.all(np.diff(bounds) >= 0)
+    sums = np.array([int(cells[a:b].sum()) for a, b in itertools.pairwise(bounds)])
+    assert int(sums.sum()) == int(cells.sum())
+    widest = int(cells.max(initial=0))
+    # |range - total / parts| <= one pair's cells, in integers
+    assert np.all(np.abs(sums * parts - int(cells.sum())) <= widest * parts)
+    return bounds
+
+
+def _nearest_boundaries(cells: np.ndarray, parts: int) -> list[int]:
+    """The rule, over the whole prefix sum: boundary k is the first whose prefix reaches
+    k / parts of the total, or the one before it when that is at least as near."""
+    prefix = np.concatenate(([0], np.cumsum(cells))) * parts
+    total = int(cells.sum())
+    bounds = [0]
+    for k in range(1, parts):
+        above = int(np.flatnonzero(prefix >= k * total)[0])
+        below = max(above - 1, 0)
+        nearer = k * total - prefix[below] <= prefix[above] - k * total
+        bounds.append(below if nearer else above)
+    return [*bounds, len(cells)]
+
+
+def test_partition_is_balanced_on_random_cells() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        count = int(rng.integers(1, 400))
+        m = rng.integers(0, 3000, size=count)
+        n = rng.integers(0, 3000, size=count)
+        cells = m * n
+        cells[rng.random(count) < 0.1] = 0  # pairs with an empty side
+        parts = int(rng.integers(1, 9))
+        bounds = _check_partition(cells, parts)
+        assert bounds.tolist() == _nearest_boundaries(cells, parts)
+
+
+def test_partition_of_equal_pairs_is_even() -> None:
+    cells = np.full(12, 512 * 512)
+    assert _check_partition(cells, 4).tolist() == [0, 3, 6, 9, 12]
+    assert _check_partition(cells, 1).tolist() == [0, 12]
+    # a range boundary between pairs nearest each share: 12 / 5 = 2.4, 4.8, 7.2, 9.6
+    assert _check_partition(cells, 5).tolist() == [0, 2, 5, 7, 10, 12]
+
+
+def test_partition_follows_the_cells_not_the_pair_count() -> None:
+    """One long pair is worth many short ones: it gets a range nearly to itself."""
+    cells = np.array([100] * 10 + [1000])
+    assert _check_partition(cells, 2).tolist() == [0, 10, 11]
+
+
+def test_partition_with_more_parts_than_pairs() -> None:
+    """Equal pairs, more parts than pairs: every pair alone in a range, the rest empty."""
+    for count in (1, 2, 3, 5):
+        for parts in range(count, count + 6):
+            bounds = _check_partition(np.full(count, 7), parts)
+            sizes = np.diff(bounds)
+            assert sorted(sizes.tolist()) == [0] * (parts - count) + [1] * count
+
+
+def test_partition_without_pairs_or_cells() -> None:
+    assert _check_partition(np.zeros(0, dtype=np.int64), 3).tolist() == [0, 0, 0, 0]
+    # nothing to balance: every pair in one range
+    assert _check_partition(np.zeros(4, dtype=np.int64), 2).tolist() == [0, 0, 4]
+    # pairs of no cells after the last boundary stay in the last range
+    cells = np.array([5, 5, 0, 0])
+    assert _check_partition(cells, 2).tolist() == [0, 1, 4]
+
+
+# --- on the GPU -------------------------------------------------------------------------
+
+
+def _batch(sequences: list[np.ndarray], alphabet: Alphabet) -> SequenceBatch:
+    offsets = np.zeros(len(sequences) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in sequences], out=offsets[1:])
+    codes = np.concatenate(sequences) if sequences else np.empty(0, dtype=np.uint8)
+    names = tuple(str(i) for i in range(len(sequences)))
+    return SequenceBatch(codes.astype(np.uint8), offsets, names, alphabet)
+
+
+def _random_sequences(seed: int, letters: int, count: int) -> tuple[list, list]:
+    """Mixed pairs: short, long, very unequal, related, and some with an empty side (a run
+    of them first, then one of each kind last)."""
+    rng = np.random.default_rng(seed)
+    queries, targets = [], []
+    for p in range(count):
+        kind = p % 4
+        if kind == 0:
+            m, n = rng.integers(1, 40, size=2)
+        elif kind == 1:
+            m, n = rng.integers(1, 1500, size=2)
+        else:
+            m, n = int(rng.integers(1, 8)), int(rng.integers(300, 1500))
+            if rng.random() < 0.5:
+                m, n = n, m
+        q = rng.integers(letters, size=m, dtype=np.uint8)
+        t = rng.integers(letters, size=n, dtype=np.uint8)
+        if kind == 3:  # a copy with substitutions
+            t = q.copy()
+            changed = rng.random(len(t)) < 0.1
+            t[changed] = rng.integers(letters, size=int(changed.sum()), dtype=np.uint8)
+        queries.append(q)
+        targets.append(t)
+    empty = np.zeros(0, dtype=np.uint8)
+    some = rng.integers(letters, size=9, dtype=np.uint8)
+    return [empty] * 6 + queries + [empty, some], [some] * 6 + targets + [some, empty]
+
+
+def _scoring(alphabet: str) -> Scoring:
+    if alphabet == "dna":
+        return Scoring.dna(match=2, mismatch=-1, gap_open=2, gap_extend=1)
+    return Scoring.from_matrix("BLOSUM62", gap_open=11, gap_extend=1)
+
+
+def _score_on_every_slot_count(
+    monkeypatch: pytest.MonkeyPatch, args: tuple, lanes: str
+) -> list[np.ndarray]:
+    """``_gpu_backend.score`` with each of ``SLOTS`` as the devices."""
+    monkeypatch.setattr(_gpu_backend, "_devices", _gpu_backend._devices)  # restored afterwards
+    answers = []
+    for ordinals in SLOTS:
+        _gpu_backend.use(Backend("gpu", ordinals))
+        answers.append(np.ascontiguousarray(_gpu_backend.score(*args, lanes=lanes)))
+    return answers
+
+
+def _assert_same(cpu: np.ndarray, answers: list[np.ndarray], m: np.ndarray, n: np.ndarray) -> None:
+    """Every answer equals the CPU backend's, and is byte-identical to the first."""
+    for ordinals, gpu in zip(SLOTS, answers, strict=True):
+        assert gpu.dtype == np.int64 and gpu.shape == cpu.shape
+        bad = np.flatnonzero(np.any(cpu != gpu, axis=1))
+        if len(bad):
+            p = int(bad[0])
+            raise AssertionError(
+                f"devices {ordinals}: {len(bad)} of {len(cpu)} pairs differ; first: pair {p} "
+                f"(m={m[p]}, n={n[p]}) cpu={cpu[p].tolist()} gpu={gpu[p].tolist()}"
+            )
+        assert gpu.tobytes() == answers[0].tobytes()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("lanes", ["auto", "s32"])
+@pytest.mark.parametrize("alphabet", ["dna", "protein"])
+@pytest.mark.parametrize("mode", MODES)
+def test_slots_give_identical_output(
+    monkeypatch: pytest.MonkeyPatch, mode: str, alphabet: str, lanes: str
+) -> None:
+    """Pairs in call order and scattered (shared and separate code buffers)."""
+    pytest.importorskip("cupy")
+    seed = zlib.crc32(f"{mode} {alphabet} {lanes}".encode())
+    scoring = _scoring(alphabet)
+    queries, targets = _random_sequences(seed, 4 if alphabet == "dna" else 20, count=120)
+    q = _batch(queries, scoring.alphabet)
+    t = _batch(targets, scoring.alphabet)
+    rng = np.random.default_rng(seed)
+    consecutive = np.arange(len(q), dtype=np.int64)
+    scattered = rng.integers(0, len(q), size=len(q) + 40)
+    both = _batch(queries + targets, scoring.alphabet)
+    calls = [
+        (q, t, consecutive, consecutive),
+        (q, t, scattered, rng.permutation(scattered)),
+        (both, both, consecutive, consecutive + len(q)),
+    ]
+    for qb, tb, qi, ti in calls:
+        args = (qb, tb, qi, ti, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
+        cpu = _cpu_backend.score(*args)
+        answers = _score_on_every_slot_count(monkeypatch, args, lanes)
+        _assert_same(cpu, answers, qb.lengths[qi], tb.lengths[ti])
+
+
+@pytest.mark.gpu
+def test_slots_with_small_chunks_and_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many chunks per device, residues in many small pieces, and out-of-memory errors that
+    make each device finish its chunks and split the failing one: still the same output."""
+    cupy = pytest.importorskip("cupy")
+    monkeypatch.setattr(_gpu_backend, "_MAX_CHUNK_PAIRS", 8)
+    monkeypatch.setattr(_gpu_backend, "_PIECE_BYTES", 1024)
+    stage_chunk = _gpu_backend._stage_chunk
+
+    def tight(cp, kernel, launch, a, b, *rest):
+        if b - a > 3:
+            raise cupy.cuda.memory.OutOfMemoryError(1 << 20, 1 << 20, 1 << 20)
+        return stage_chunk(cp, kernel, launch, a, b, *rest)
+
+    monkeypatch.setattr(_gpu_backend, "_stage_chunk", tight)
+    scoring = _scoring("dna")
+    queries, targets = _random_sequences(11, 4, count=96)
+    q = _batch(queries, scoring.alphabet)
+    t = _batch(targets, scoring.alphabet)
+    index = np.arange(len(q), dtype=np.int64)
+    for mode in MODES:
+        args = (q, t, index, index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
+        cpu = _cpu_backend.score(*args)
+        answers = _score_on_every_slot_count(monkeypatch, args, "auto")
+        _assert_same(cpu, answers, q.lengths, t.lengths)
+
+
+@pytest.mark.gpu
+def test_more_slots_than_pairs_and_empty_ranges(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two pairs on three slots (one range empty), and a range of only empty pairs."""
+    pytest.importorskip("cupy")
+    scoring = _scoring("dna")
+    rng = np.random.default_rng(2)
+    empty = np.zeros(0, dtype=np.uint8)
+    cases = [
+        [rng.integers(4, size=50, dtype=np.uint8) for _ in range(2)],
+        [empty] * 8 + [rng.integers(4, size=30, dtype=np.uint8)],
+    ]
+    for queries in cases:
+        targets = [rng.integers(4, size=40, dtype=np.uint8) for _ in queries]
+        q = _batch(queries, scoring.alphabet)
+        t = _batch(targets, scoring.alphabet)
+        index = np.arange(len(q), dtype=np.int64)
+        for mode in MODES:
+            args = (q, t, index, index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
+            cpu = _cpu_backend.score(*args)
+            answers = _score_on_every_slot_count(monkeypatch, args, "auto")
+            _assert_same(cpu, answers, q.lengths, t.lengths)
+
+
+@pytest.mark.gpu
+def test_worker_errors_reach_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error in one device's thread is raised by ``score`` after every thread ended."""
+    pytest.importorskip("cupy")
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("planning failed")
+
+    monkeypatch.setattr(_gpu_backend, "_devices", (0, 0))
+    monkeypatch.setattr(_gpu_backend, "_plan", broken)
+    scoring = _scoring("dna")
+    queries, targets = _random_sequences(5, 4, count=16)
+    q = _batch(queries, scoring.alphabet)
+    t = _batch(targets, scoring.alphabet)
+    index = np.arange(len(q), dtype=np.int64)
+    args = (q, t, index, index, scoring.matrix, "global", scoring.gap_open, scoring.gap_extend)
+    with pytest.raises(RuntimeError, match="planning failed"):
+        _gpu_backend.score(*args)
