@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from seqwarp.align import Cigars
@@ -26,6 +26,7 @@ def test_behaves_as_the_list_it_was_made_from(strings: list[str]) -> None:
         cigars[len(strings)]
 
 
+@settings(deadline=None)  # the first call compiles the numba scatter
 @given(cigar_lists, st.randoms(use_true_random=False))
 def test_scatter_puts_each_part_at_its_positions(strings: list[str], random) -> None:
     positions = list(range(len(strings) + 3))
@@ -50,3 +51,14 @@ def test_text_of_operation_runs() -> None:
     counts = np.array([16, 1, 0], dtype=np.int64)
     text, offsets = cigar_text(ops, ops_offsets, counts)
     assert Cigars.from_bytes(text, offsets) == ["12=1X3I", "1D", ""]
+
+
+def test_scatter_joins_consecutive_ranges_in_order() -> None:
+    first = Cigars.from_strings(["1=", "2X"])
+    second = Cigars.from_strings(["3I"])
+    third = Cigars.from_strings(["4D", ""])
+    parts = [(slice(3, 5), third), (np.array([2]), second), (slice(0, 2), first)]
+    assert Cigars.scatter(5, parts) == ["1=", "2X", "3I", "4D", ""]
+    # a gap between the ranges: the missing position is empty
+    assert Cigars.scatter(6, parts) == ["1=", "2X", "3I", "4D", "", ""]
+    assert Cigars.scatter(2, []) == ["", ""]

@@ -127,7 +127,12 @@ def _residues(cp: Any, queries: SequenceBatch, targets: SequenceBatch) -> tuple[
     """Every residue on the device in one buffer, and where the targets' codes begin in it."""
     if queries.codes is targets.codes:
         return cp.asarray(queries.codes), 0
-    return cp.asarray(np.concatenate([queries.codes, targets.codes])), len(queries.codes)
+    size = len(queries.codes)
+    codes = cp.empty(size + len(targets.codes), dtype=np.uint8)
+    for part, source in ((codes[:size], queries.codes), (codes[size:], targets.codes)):
+        if len(source):
+            part.set(np.ascontiguousarray(source))
+    return codes, size
 
 
 def _align_on_device(

@@ -113,7 +113,7 @@ class Aligner:
         limit = _CHUNK_CELLS * workers
         # the GPU engine orders pairs by shape itself and reads each chunk's residues as one
         # span: it takes consecutive pairs, sparing a sort and a gather per call
-        ordered = self.backend.kind == "gpu" and output != "cigar"
+        ordered = self.backend.kind == "gpu"
         order = None if ordered else largest_first(cells)
         # columns contiguous: the result copies each field out whole
         fields = np.empty((len(q_index), 8 if output == "cigar" else 3), dtype=np.int64, order="F")

@@ -14,6 +14,8 @@ from typing import overload
 
 import numpy as np
 
+from .._jit import jit
+
 __all__ = ["CigarResult", "Cigars", "EndsResult", "ScoreResult", "TopHits"]
 
 
@@ -45,9 +47,21 @@ class Cigars(Sequence[str]):
         return cls("".join(strings), offsets)
 
     @classmethod
-    def scatter(cls, count: int, parts: Sequence[tuple[np.ndarray, Cigars]]) -> Cigars:
+    def scatter(cls, count: int, parts: Sequence[tuple[np.ndarray | slice, Cigars]]) -> Cigars:
         """``count`` strings, part ``(positions, cigars)`` giving ``cigars[k]`` to position
         ``positions[k]``; positions no part names get an empty string."""
+        if not parts:
+            return cls("", np.zeros(count + 1, dtype=np.int64))
+        ranges = [_as_range(positions, count) for positions, _ in parts]
+        if all(r is not None for r in ranges):
+            # consecutive ranges (the usual case): join them in order when they tile 0..count
+            ordered = sorted(zip(ranges, (c for _, c in parts), strict=True), key=lambda x: x[0])
+            starts = [r[0] for r, _ in ordered]
+            stops = [r[1] for r, _ in ordered]
+            if starts[0] == 0 and stops[-1] == count and starts[1:] == stops[:-1]:
+                if len(ordered) == 1:
+                    return ordered[0][1]
+                return cls._join([c for _, c in ordered], count)
         lengths = np.zeros(count, dtype=np.int64)
         for positions, cigars in parts:
             lengths[positions] = np.diff(cigars.offsets)
@@ -55,14 +69,22 @@ class Cigars(Sequence[str]):
         np.cumsum(lengths, out=offsets[1:])
         out = np.empty(int(offsets[-1]), dtype=np.uint8)
         for positions, cigars in parts:
-            sizes = np.diff(cigars.offsets)
-            if not sizes.sum():
-                continue
-            # each byte of a part moves by its string's shift
-            shift = np.repeat(offsets[positions] - cigars.offsets[:-1], sizes)
+            where = np.arange(count)[positions] if isinstance(positions, slice) else positions
             source = np.frombuffer(cigars.text.encode("ascii"), dtype=np.uint8)
-            out[np.arange(len(source)) + shift] = source
+            _scatter_bytes(source, cigars.offsets, np.asarray(where, dtype=np.int64), out, offsets)
         return cls.from_bytes(out, offsets)
+
+    @classmethod
+    def _join(cls, pieces: list[Cigars], count: int) -> Cigars:
+        """The strings of ``pieces``, one piece after the other."""
+        offsets = np.empty(count + 1, dtype=np.int64)
+        offsets[0] = at = base = 0
+        for piece in pieces:
+            n = len(piece)
+            offsets[at + 1 : at + n + 1] = piece.offsets[1:] - piece.offsets[0] + base
+            at += n
+            base += int(piece.offsets[-1] - piece.offsets[0])
+        return cls("".join(p.text[p.offsets[0] : p.offsets[-1]] for p in pieces), offsets)
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -193,3 +215,26 @@ class TopHits:
     backend: str
     query_names: tuple[str, ...] = field(repr=False, default=())
     target_names: tuple[str, ...] = field(repr=False, default=())
+
+
+def _as_range(positions: np.ndarray | slice, count: int) -> tuple[int, int] | None:
+    """``(start, stop)`` when ``positions`` are ``start, start + 1, ..., stop - 1``."""
+    if isinstance(positions, slice):
+        start, stop, step = positions.indices(count)
+        return (start, max(start, stop)) if step == 1 else None
+    if len(positions) == 0:
+        return None
+    first, last = int(positions[0]), int(positions[-1])
+    if last - first != len(positions) - 1 or not np.all(np.diff(positions) == 1):
+        return None
+    return first, last + 1
+
+
+@jit
+def _scatter_bytes(source, source_offsets, positions, out, out_offsets):
+    """Copy string ``k`` of ``source`` to string ``positions[k]`` of ``out``."""
+    for k in range(len(positions)):
+        a = source_offsets[k]
+        size = source_offsets[k + 1] - a
+        b = out_offsets[positions[k]]
+        out[b : b + size] = source[a : a + size]
