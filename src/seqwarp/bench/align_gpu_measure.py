@@ -1,0 +1,412 @@
+"""The timed measurements of ``python -m seqwarp.bench align-gpu``, each checked as taken.
+
+One function per kind of workload (score-only pairs, traceback, all pairs, protein search)
+times it and returns its result rows: the kernels alone with CUDA events around pre-staged
+launches, whole calls with the wall clock, each the median of the repeats after a warm-up.
+Every result is compared with the int32 kernel and a sample with the CPU backend, so that no
+speed is reported for wrong answers. :func:`instruction_rates` measures the DP instructions'
+own rates (``kernels/microbench.cu``), to set beside the ceilings in ``CEILING``. CuPy is
+imported only inside the functions that use the device.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from ..align import Aligner, _cpu_backend, _gpu_backend, _gpu_traceback
+from ..align.plan import cross_product_blocks
+from ..scoring import Scoring
+from ..sequences import SequenceBatch
+from .align_gpu_plan import GAPS, Workload, dna_scoring
+
+__all__ = [
+    "CEILING",
+    "instruction_rates",
+    "measure_all_pairs",
+    "measure_protein",
+    "measure_score",
+    "measure_traceback",
+    "row_identity",
+]
+
+# lane ops per cell in align_score.cu, by (gap model, lane type), global/semi-global; local
+# adds one for half2 (the relu is fused for DPX and int32, a separate max for half2)
+_OPS_PER_CELL = {
+    ("linear", "s16x2"): 3,
+    ("affine", "s16x2"): 5,
+    ("linear", "half2"): 4,
+    ("affine", "half2"): 8,
+    ("linear", "s32"): 3,
+    ("affine", "s32"): 5,
+}
+# ceilings in lane ops per second on the H200 (DESIGN.md)
+CEILING = {"s16x2": 32e12, "half2": 64e12, "s32": 16e12}
+# the CPU check takes at most this many cells per workload
+_CHECK_CELLS = 4_000_000_000
+
+
+# --- timing ---------------------------------------------------------------------------------
+
+
+def _time_kernels(staged: list[_gpu_backend.Staged], repeats: int) -> float:
+    """Median seconds of one pass over every staged launch (CUDA events, after a warm-up)."""
+    import cupy as cp
+
+    for launch in staged:
+        launch.launch()
+    cp.cuda.runtime.deviceSynchronize()
+    times = []
+    for _ in range(repeats):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        for launch in staged:
+            launch.launch()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+    return statistics.median(times)
+
+
+def _median_seconds(call: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+    """Median wall-clock seconds of ``call`` (after a warm-up call: compiles, pinned buffers)
+    and its last answer."""
+    answer = call()
+    times = []
+    for _ in range(max(1, repeats)):
+        begin = time.perf_counter()
+        answer = call()
+        times.append(time.perf_counter() - begin)
+    return statistics.median(times), answer
+
+
+def _results(staged: list[_gpu_backend.Staged], pairs: int) -> np.ndarray:
+    """Run every staged launch once and gather the results in pair order."""
+    out = np.empty((pairs, 3), dtype=np.int64)
+    for launch in staged:
+        launch.launch()
+    for launch in staged:
+        out[launch.pairs] = launch.result()
+    return out
+
+
+def _sample(
+    queries: SequenceBatch, targets: SequenceBatch, q: np.ndarray, t: np.ndarray, check: int
+):
+    """The first pairs, at most ``check`` and ``_CHECK_CELLS`` cells (at least one)."""
+    cells = np.cumsum(queries.lengths[q[:check]] * targets.lengths[t[:check]])
+    keep = max(1, int(np.searchsorted(cells, _CHECK_CELLS, side="right")))
+    return q[:keep], t[:keep]
+
+
+def _cpu_scores(work: Workload, q: np.ndarray, t: np.ndarray) -> np.ndarray:
+    s = work.scoring
+    return _cpu_backend.score(
+        work.queries, work.targets, q, t, s.matrix, work.mode, s.gap_open, s.gap_extend
+    )
+
+
+def _equal_rows(a: np.ndarray, b: np.ndarray) -> int:
+    return int(np.sum(np.all(a == b, axis=1))) if a.ndim == 2 else int(np.sum(a == b))
+
+
+def measure_score(
+    work: Workload,
+    lanes: Sequence[str],
+    repeats: int,
+    check: int,
+    tiles: Sequence[tuple[int, int]] = (),
+) -> tuple[list[dict], np.ndarray]:
+    """Time every lane type (and, for the first lane, each of ``tiles`` in place of the
+    default tile), checking each result against the int32 kernel and the CPU; returns the
+    rows and the int32 kernel's results."""
+    s = work.scoring
+    index = np.arange(len(work.queries), dtype=np.int64)
+    args = (work.queries, work.targets, index, index, s.matrix, work.mode, s.gap_open, s.gap_extend)
+    aligner = Aligner(work.mode, s, device="gpu")
+    exact = _results(_gpu_backend.stage(*args, lanes="s32"), len(index))
+    q, t = _sample(work.queries, work.targets, index, index, check)
+    cpu_equal = _equal_rows(_cpu_scores(work, q, t), exact[q])
+    rows = []
+    variants = [(lane, None) for lane in lanes] + [(lanes[0], tile) for tile in tiles]
+    for lane, tile in variants:
+        staged = _gpu_backend.stage(*args, lanes=lane, tiles=None if tile is None else (tile,))
+        seconds = _time_kernels(staged, repeats)
+        values = _results(staged, len(index))
+        engine = whole = float("nan")
+        equal = _equal_rows(values, exact)
+        if tile is None:
+            engine, answer = _median_seconds(
+                partial(_gpu_backend.score, *args, lanes=lane), repeats
+            )
+            equal = min(equal, _equal_rows(answer, exact))
+            if lane == lanes[0]:  # the public call uses the default lanes
+                whole, result = _median_seconds(
+                    partial(aligner.align_indexed, *args[:4], "score"), repeats
+                )
+                equal = min(equal, _equal_rows(result.score, exact[:, 0]))
+        ops = _OPS_PER_CELL[(s.gap_model, lane)] + (work.mode == "local" and lane == "half2")
+        tcups = work.cells / seconds / 1e12
+        rows.append(
+            {
+                **row_identity(work, "score"),
+                "lane": lane,
+                "tile": "default" if tile is None else f"{tile[0]}x{tile[1]}",
+                "kernel_seconds": seconds,
+                "tcups_kernel": tcups,
+                "tcups_engine": work.cells / engine / 1e12,
+                "tcups_end_to_end": work.cells / whole / 1e12,
+                "ops_per_cell": ops,
+                "fraction_of_ceiling": tcups * 1e12 * ops / CEILING[lane],
+                "pairs_in_lane": sum(len(x.pairs) for x in staged if x.lane == lane),
+                "registers": max(x.kernel.num_regs for x in staged),
+                "warps_per_sm": min(x.blocks_per_sm() for x in staged) * 4,
+                "equal_to_int32_kernel": equal,
+                "checked_against_cpu": len(q),
+                "equal_to_cpu": cpu_equal,
+            }
+        )
+        del staged
+    return rows, exact
+
+
+def row_identity(work: Workload, output: str) -> dict[str, object]:
+    """The fields that name a result row of ``work`` with ``output`` ("score" or "cigar")."""
+    return {
+        "workload": work.name if output == "score" else work.name.replace("short-", "traceback-"),
+        "family": work.family if output == "score" else "traceback",
+        "length": work.length,
+        "mode": work.mode,
+        "gap": work.gap,
+        "output": output,
+        "pairs": len(work.queries),
+        "cells": work.cells,
+    }
+
+
+def measure_traceback(
+    work: Workload, pairs: int, repeats: int, check: int, exact: np.ndarray
+) -> dict:
+    """The public call with CIGAR output on the first ``pairs`` pairs: end to end, its
+    scores and ends checked against the int32 kernel, a sample against the CPU backend."""
+    s = work.scoring
+    part = Workload(
+        work.name,
+        work.family,
+        work.length,
+        work.queries[:pairs],
+        work.targets[:pairs],
+        s,
+        work.mode,
+    )
+    index = np.arange(pairs, dtype=np.int64)
+    aligner = Aligner(work.mode, s, device="gpu")
+    seconds, result = _median_seconds(
+        partial(aligner.align_indexed, part.queries, part.targets, index, index, "cigar"), repeats
+    )
+    ends = np.stack([result.score, result.query_end, result.target_end], axis=1)
+    q, t = _sample(part.queries, part.targets, index, index, check)
+    fields, cigars = _cpu_backend.align(
+        part.queries, part.targets, q, t, s.matrix, work.mode, s.gap_open, s.gap_extend
+    )
+    mine = np.stack(
+        [
+            result.score,
+            result.query_begin,
+            result.query_end,
+            result.target_begin,
+            result.target_end,
+        ],
+        axis=1,
+    )[q]
+    same = np.all(mine == fields[:, :5], axis=1) & np.array(
+        [result.cigar[k] == c for k, c in zip(q, cigars, strict=True)]
+    )
+    phases = _traceback_kernel_seconds(part, index, repeats)
+    return {
+        **row_identity(part, "cigar"),
+        "lane": "auto",
+        "tile": "default",
+        "tcups_kernel": part.cells / sum(phases.values()) / 1e12,
+        **{f"seconds_{phase}": value for phase, value in phases.items()},
+        "tcups_end_to_end": part.cells / seconds / 1e12,
+        "seconds_end_to_end": seconds,
+        "equal_to_int32_kernel": _equal_rows(ends, exact[:pairs]),
+        "checked_against_cpu": len(q),
+        "equal_to_cpu": int(same.sum()),
+    }
+
+
+def _traceback_kernel_seconds(part: Workload, index: np.ndarray, repeats: int) -> dict:
+    """Median seconds of each traceback kernel phase (forward with flags, walk, packing) over
+    ``repeats`` calls, from CUDA events around the kernels."""
+    import cupy as cp
+
+    s = part.scoring
+    runs = []
+    for _ in range(repeats):
+        marks: list = []
+        _gpu_traceback.align(
+            part.queries,
+            part.targets,
+            index,
+            index,
+            s.matrix,
+            part.mode,
+            s.gap_open,
+            s.gap_extend,
+            marks=marks,
+        )
+        cp.cuda.get_current_stream().synchronize()
+        totals = dict.fromkeys(("fill", "walk", "pack"), 0.0)
+        for (_, before), (phase, after) in itertools.pairwise(marks):
+            if phase != "start":
+                after.synchronize()
+                totals[phase] += cp.cuda.get_elapsed_time(before, after) / 1e3
+        runs.append(totals)
+    return {phase: statistics.median(r[phase] for r in runs) for phase in runs[0]}
+
+
+def measure_all_pairs(
+    reads: SequenceBatch, length: int, repeats: int, check: int, seed: int
+) -> dict:
+    """Every read against every read through ``Aligner.score_matrix`` (local affine)."""
+    s = dna_scoring("affine")
+    aligner = Aligner("local", s, device="gpu")
+    seconds, scores = _median_seconds(partial(aligner.score_matrix, reads, reads), repeats)
+    n = len(reads)
+    equal = 0
+    for rows, q, t in cross_product_blocks(n, n, 1 << 22):
+        exact = _gpu_backend.score(
+            reads, reads, q, t, s.matrix, "local", *GAPS["affine"], lanes="s32"
+        )
+        equal += int(np.sum(exact[:, 0] == scores[rows].ravel()))
+    rng = np.random.default_rng(seed)
+    q = rng.integers(0, n, size=min(check, n * n))
+    t = rng.integers(0, n, size=len(q))
+    cpu = _cpu_backend.score(reads, reads, q, t, s.matrix, "local", *GAPS["affine"])
+    cells = int(reads.lengths.sum()) ** 2
+    return {
+        "workload": f"allpairs-{length}-local-affine",
+        "family": "allpairs",
+        "length": length,
+        "mode": "local",
+        "gap": "affine",
+        "output": "score",
+        "lane": "auto",
+        "tile": "default",
+        "reads": n,
+        "pairs": n * n,
+        "cells": cells,
+        "tcups_end_to_end": cells / seconds / 1e12,
+        "seconds_end_to_end": seconds,
+        "equal_to_int32_kernel": equal,
+        "checked_against_cpu": len(q),
+        "equal_to_cpu": int(np.sum(cpu[:, 0] == scores[q, t])),
+    }
+
+
+def measure_protein(
+    queries: SequenceBatch, db: SequenceBatch, repeats: int, check: int
+) -> tuple[dict, np.ndarray]:
+    """Every query against the database: the kernels alone (staged one query at a time, so
+    the device holds one query's chunks) and the public ``score_matrix``; returns the row
+    and the ``(queries, database)`` scores of the int32 kernel."""
+    s = Scoring.blosum62(11, 1)
+    nq, nd = len(queries), len(db)
+    targets = np.arange(nd, dtype=np.int64)
+    exact = np.empty((nq, nd), dtype=np.int64)
+    per_query: list[float] = []
+    equal, lanes, registers = 0, 0, 0
+    for k in range(nq):
+        index = np.full(nd, k, dtype=np.int64)
+        args = (queries, db, index, targets, s.matrix, "local", s.gap_open, s.gap_extend)
+        wide = _results(_gpu_backend.stage(*args, lanes="s32"), nd)
+        staged = _gpu_backend.stage(*args, lanes="s16x2")
+        per_query.append(_time_kernels(staged, repeats))
+        equal += _equal_rows(_results(staged, nd), wide)
+        lanes += sum(len(x.pairs) for x in staged if x.lane == "s16x2")
+        registers = max(registers, *(x.kernel.num_regs for x in staged))
+        exact[k] = wide[:, 0]
+        del staged
+    aligner = Aligner("local", s, device="gpu")
+    whole, scores = _median_seconds(partial(aligner.score_matrix, queries, db), repeats)
+    equal = min(equal, int(np.sum(scores == exact)))
+    sampled = min(nd, max(1, check // nq))
+    q_sample = np.repeat(np.arange(nq, dtype=np.int64), sampled)
+    t_sample = np.tile(np.arange(sampled, dtype=np.int64), nq)
+    cpu = _cpu_backend.score(queries, db, q_sample, t_sample, s.matrix, "local", 11, 1)
+    cells = int(queries.lengths.sum()) * db.total_length
+    seconds = sum(per_query)
+    tcups = cells / seconds / 1e12
+    row = {
+        "workload": f"protein-{nd}-local-affine",
+        "family": "protein",
+        "length": 0,
+        "mode": "local",
+        "gap": "affine",
+        "output": "score",
+        "lane": "s16x2",
+        "tile": "default",
+        "queries": [int(x) for x in queries.lengths],
+        "tcups_kernel_by_query": [
+            int(m) * db.total_length / t / 1e12
+            for m, t in zip(queries.lengths, per_query, strict=True)
+        ],
+        "database_sequences": nd,
+        "database_residues": db.total_length,
+        "pairs": nq * nd,
+        "cells": cells,
+        "kernel_seconds": seconds,
+        "tcups_kernel": tcups,
+        "tcups_end_to_end": cells / whole / 1e12,
+        "fraction_of_ceiling": tcups * 1e12 * _OPS_PER_CELL[("affine", "s16x2")] / CEILING["s16x2"],
+        "pairs_in_lane": lanes,
+        "registers": registers,
+        "equal_to_int32_kernel": equal,
+        "checked_against_cpu": len(q_sample),
+        "equal_to_cpu": int(np.sum(cpu[:, 0] == exact[q_sample, t_sample])),
+    }
+    return row, exact
+
+
+# --- instruction rates ------------------------------------------------------------------------
+
+
+def instruction_rates() -> dict[str, float]:
+    """Lane ops per second of the DP instructions, from kernels/microbench.cu."""
+    import cupy as cp
+
+    from .. import cuda
+
+    names = {
+        "dpx_s16x2_addmax": "seqwarp::op_rate<0>",
+        "half2_add_then_max": "seqwarp::op_rate<1>",
+        "s32_addmax": "seqwarp::op_rate<2>",
+        "s16x2_vadd2": "seqwarp::op_rate<3>",
+    }
+    module = cuda.compile_module("seqwarp.align", "microbench.cu", list(names.values()))
+    sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+    blocks, threads, steps = sms * 16, 256, 1 << 14
+    out = cp.zeros(blocks * threads, dtype=np.uint32)
+    rates = {}
+    for label, name in names.items():
+        kernel = module.function(name)
+        kernel((blocks,), (threads,), (out, np.int32(steps)))
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        kernel((blocks,), (threads,), (out, np.int32(steps)))
+        stop.record()
+        stop.synchronize()
+        seconds = cp.cuda.get_elapsed_time(start, stop) / 1e3
+        # 8 chains x steps x instructions per step; two lanes per instruction, int32 one
+        per_step = 2 if label.startswith("half2") else 1
+        lanes = 1 if label.startswith("s32") else 2
+        rates[label] = blocks * threads * 8 * steps * per_step * lanes / seconds
+    return rates
