@@ -14,21 +14,12 @@ import pytest
 pytestmark = pytest.mark.gpu
 cupy = pytest.importorskip("cupy")
 
+from gpu_cases import GAPS, batch, scoring_for  # noqa: E402
+
 from seqwarp.align import Aligner, _cpu_backend, _gpu_backend  # noqa: E402
-from seqwarp.alphabets import Alphabet  # noqa: E402
 from seqwarp.scoring import Scoring  # noqa: E402
-from seqwarp.sequences import SequenceBatch  # noqa: E402
 
 MODES = ("global", "semi-global", "local")
-GAPS = {"linear": (1, 1), "affine": (2, 1)}
-
-
-def _batch(sequences: list[np.ndarray], alphabet: Alphabet) -> SequenceBatch:
-    offsets = np.zeros(len(sequences) + 1, dtype=np.int64)
-    np.cumsum([len(s) for s in sequences], out=offsets[1:])
-    codes = np.concatenate(sequences) if sequences else np.empty(0, dtype=np.uint8)
-    names = tuple(str(i) for i in range(len(sequences)))
-    return SequenceBatch(codes.astype(np.uint8), offsets, names, alphabet)
 
 
 def _related(rng: np.random.Generator, source: np.ndarray, letters: int, rate: float):
@@ -72,8 +63,8 @@ def _random_pairs(seed: int, letters: int, count: int = 160):
 
 
 def _compare(queries, targets, scoring: Scoring, mode: str, lanes: str) -> None:
-    q = _batch(queries, scoring.alphabet)
-    t = _batch(targets, scoring.alphabet)
+    q = batch(queries, scoring.alphabet)
+    t = batch(targets, scoring.alphabet)
     index = np.arange(len(q), dtype=np.int64)
     args = (q, t, index, index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
     cpu = _cpu_backend.score(*args)
@@ -87,13 +78,6 @@ def _compare(queries, targets, scoring: Scoring, mode: str, lanes: str) -> None:
         )
 
 
-def _scoring(alphabet: str, gap: str) -> Scoring:
-    if alphabet == "dna":
-        return Scoring.dna(match=2, mismatch=-1, gap_open=GAPS[gap][0], gap_extend=GAPS[gap][1])
-    open_, extend = (11, 1) if gap == "affine" else (4, 4)
-    return Scoring.from_matrix("BLOSUM62", gap_open=open_, gap_extend=extend)
-
-
 CASES = [("dna", lanes) for lanes in ("auto", "half2", "s32")] + [("protein", "auto")]
 
 
@@ -104,7 +88,7 @@ def test_random_pairs(mode: str, gap: str, alphabet: str, lanes: str) -> None:
     seed = zlib.crc32(f"{mode} {gap} {alphabet} {lanes}".encode())
     letters = 4 if alphabet == "dna" else 20
     queries, targets = _random_pairs(seed, letters)
-    _compare(queries, targets, _scoring(alphabet, gap), mode, lanes)
+    _compare(queries, targets, scoring_for(alphabet, gap), mode, lanes)
 
 
 @pytest.mark.parametrize("lanes", ["auto", "half2"])
@@ -134,7 +118,7 @@ def test_chunks_dealt_over_devices_give_the_same_answer(monkeypatch: pytest.Monk
     monkeypatch.setattr(_gpu_backend, "_devices", (0, 0))
     queries, targets = _random_pairs(99, 4, count=64)
     for mode in MODES:
-        _compare(queries, targets, _scoring("dna", "affine"), mode, "auto")
+        _compare(queries, targets, scoring_for("dna", "affine"), mode, "auto")
 
 
 def test_lane_choice_follows_the_bound() -> None:

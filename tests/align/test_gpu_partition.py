@@ -13,12 +13,10 @@ import zlib
 
 import numpy as np
 import pytest
+from gpu_cases import batch, scoring_for
 
 from seqwarp.align import _cpu_backend, _gpu_backend
-from seqwarp.alphabets import Alphabet
 from seqwarp.devices import Backend
-from seqwarp.scoring import Scoring
-from seqwarp.sequences import SequenceBatch
 
 MODES = ("global", "semi-global", "local")
 SLOTS = ((0,), (0, 0), (0, 0, 0))
@@ -101,14 +99,6 @@ def test_partition_without_pairs_or_cells() -> None:
 # --- on the GPU -------------------------------------------------------------------------
 
 
-def _batch(sequences: list[np.ndarray], alphabet: Alphabet) -> SequenceBatch:
-    offsets = np.zeros(len(sequences) + 1, dtype=np.int64)
-    np.cumsum([len(s) for s in sequences], out=offsets[1:])
-    codes = np.concatenate(sequences) if sequences else np.empty(0, dtype=np.uint8)
-    names = tuple(str(i) for i in range(len(sequences)))
-    return SequenceBatch(codes.astype(np.uint8), offsets, names, alphabet)
-
-
 def _random_sequences(seed: int, letters: int, count: int) -> tuple[list, list]:
     """Mixed pairs: short, long, very unequal, related, and some with an empty side (a run
     of them first, then one of each kind last)."""
@@ -135,12 +125,6 @@ def _random_sequences(seed: int, letters: int, count: int) -> tuple[list, list]:
     empty = np.zeros(0, dtype=np.uint8)
     some = rng.integers(letters, size=9, dtype=np.uint8)
     return [empty] * 6 + queries + [empty, some], [some] * 6 + targets + [some, empty]
-
-
-def _scoring(alphabet: str) -> Scoring:
-    if alphabet == "dna":
-        return Scoring.dna(match=2, mismatch=-1, gap_open=2, gap_extend=1)
-    return Scoring.from_matrix("BLOSUM62", gap_open=11, gap_extend=1)
 
 
 def _score_on_every_slot_count(
@@ -179,14 +163,14 @@ def test_slots_give_identical_output(
     """Pairs in call order and scattered (shared and separate code buffers)."""
     pytest.importorskip("cupy")
     seed = zlib.crc32(f"{mode} {alphabet} {lanes}".encode())
-    scoring = _scoring(alphabet)
+    scoring = scoring_for(alphabet)
     queries, targets = _random_sequences(seed, 4 if alphabet == "dna" else 20, count=120)
-    q = _batch(queries, scoring.alphabet)
-    t = _batch(targets, scoring.alphabet)
+    q = batch(queries, scoring.alphabet)
+    t = batch(targets, scoring.alphabet)
     rng = np.random.default_rng(seed)
     consecutive = np.arange(len(q), dtype=np.int64)
     scattered = rng.integers(0, len(q), size=len(q) + 40)
-    both = _batch(queries + targets, scoring.alphabet)
+    both = batch(queries + targets, scoring.alphabet)
     calls = [
         (q, t, consecutive, consecutive),
         (q, t, scattered, rng.permutation(scattered)),
@@ -214,10 +198,10 @@ def test_slots_with_small_chunks_and_pieces(monkeypatch: pytest.MonkeyPatch) -> 
         return stage_chunk(cp, kernel, launch, a, b, *rest)
 
     monkeypatch.setattr(_gpu_backend, "_stage_chunk", tight)
-    scoring = _scoring("dna")
+    scoring = scoring_for("dna")
     queries, targets = _random_sequences(11, 4, count=96)
-    q = _batch(queries, scoring.alphabet)
-    t = _batch(targets, scoring.alphabet)
+    q = batch(queries, scoring.alphabet)
+    t = batch(targets, scoring.alphabet)
     index = np.arange(len(q), dtype=np.int64)
     for mode in MODES:
         args = (q, t, index, index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
@@ -230,7 +214,7 @@ def test_slots_with_small_chunks_and_pieces(monkeypatch: pytest.MonkeyPatch) -> 
 def test_more_slots_than_pairs_and_empty_ranges(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two pairs on three slots (one range empty), and a range of only empty pairs."""
     pytest.importorskip("cupy")
-    scoring = _scoring("dna")
+    scoring = scoring_for("dna")
     rng = np.random.default_rng(2)
     empty = np.zeros(0, dtype=np.uint8)
     cases = [
@@ -239,8 +223,8 @@ def test_more_slots_than_pairs_and_empty_ranges(monkeypatch: pytest.MonkeyPatch)
     ]
     for queries in cases:
         targets = [rng.integers(4, size=40, dtype=np.uint8) for _ in queries]
-        q = _batch(queries, scoring.alphabet)
-        t = _batch(targets, scoring.alphabet)
+        q = batch(queries, scoring.alphabet)
+        t = batch(targets, scoring.alphabet)
         index = np.arange(len(q), dtype=np.int64)
         for mode in MODES:
             args = (q, t, index, index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
@@ -259,10 +243,10 @@ def test_worker_errors_reach_the_caller(monkeypatch: pytest.MonkeyPatch) -> None
 
     monkeypatch.setattr(_gpu_backend, "_devices", (0, 0))
     monkeypatch.setattr(_gpu_backend, "_plan", broken)
-    scoring = _scoring("dna")
+    scoring = scoring_for("dna")
     queries, targets = _random_sequences(5, 4, count=16)
-    q = _batch(queries, scoring.alphabet)
-    t = _batch(targets, scoring.alphabet)
+    q = batch(queries, scoring.alphabet)
+    t = batch(targets, scoring.alphabet)
     index = np.arange(len(q), dtype=np.int64)
     args = (q, t, index, index, scoring.matrix, "global", scoring.gap_open, scoring.gap_extend)
     with pytest.raises(RuntimeError, match="planning failed"):

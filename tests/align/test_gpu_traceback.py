@@ -16,36 +16,14 @@ import pytest
 pytestmark = pytest.mark.gpu
 cupy = pytest.importorskip("cupy")
 
+from gpu_cases import batch, mutate, scoring_for  # noqa: E402
+
 from seqwarp.align import Aligner, _cpu_backend, _gpu_backend, _gpu_traceback  # noqa: E402
-from seqwarp.alphabets import Alphabet  # noqa: E402
 from seqwarp.scoring import Scoring  # noqa: E402
-from seqwarp.sequences import SequenceBatch  # noqa: E402
 
 MODES = ("global", "semi-global", "local")
 GAPS = ("linear", "affine")
 PAIRS_PER_CASE = 100_000
-
-
-def _batch(sequences: list[np.ndarray], alphabet: Alphabet) -> SequenceBatch:
-    offsets = np.zeros(len(sequences) + 1, dtype=np.int64)
-    np.cumsum([len(s) for s in sequences], out=offsets[1:])
-    codes = np.concatenate(sequences) if sequences else np.empty(0, dtype=np.uint8)
-    return SequenceBatch(
-        codes.astype(np.uint8), offsets, tuple(map(str, range(len(sequences)))), alphabet
-    )
-
-
-def _mutate(rng: np.random.Generator, source: np.ndarray, letters: int, rate: float) -> np.ndarray:
-    """A copy of ``source`` with substitutions and short insertions and deletions, vectorised."""
-    r = rng.random(len(source))
-    keep = r >= rate / 3
-    out = np.where(r < rate, rng.integers(letters, size=len(source)), source)[keep]
-    inserts = rng.random(len(out)) < rate / 3
-    if inserts.any():
-        out = np.insert(
-            out, np.flatnonzero(inserts), rng.integers(letters, size=int(inserts.sum()))
-        )
-    return out.astype(np.uint8)
 
 
 def _random_pairs(seed: int, letters: int, count: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -67,7 +45,7 @@ def _random_pairs(seed: int, letters: int, count: int) -> tuple[list[np.ndarray]
         q = rng.integers(letters, size=m, dtype=np.uint8)
         t = rng.integers(letters, size=n, dtype=np.uint8)
         if kind >= 4:
-            t = _mutate(rng, q, letters, 0.05 if kind == 4 else 0.25)
+            t = mutate(rng, q, letters, 0.05 if kind == 4 else 0.25)
             if len(t) == 0:
                 t = q.copy()
         queries.append(q)
@@ -77,17 +55,9 @@ def _random_pairs(seed: int, letters: int, count: int) -> tuple[list[np.ndarray]
     return queries, targets
 
 
-def _scoring(alphabet: str, gap: str) -> Scoring:
-    if alphabet == "dna":
-        go, ge = (2, 1) if gap == "affine" else (1, 1)
-        return Scoring.dna(match=2, mismatch=-1, gap_open=go, gap_extend=ge)
-    go, ge = (11, 1) if gap == "affine" else (4, 4)
-    return Scoring.from_matrix("BLOSUM62", gap_open=go, gap_extend=ge)
-
-
 def _compare(queries: list, targets: list, scoring: Scoring, mode: str) -> None:
-    q = _batch(queries, scoring.alphabet)
-    t = _batch(targets, scoring.alphabet)
+    q = batch(queries, scoring.alphabet)
+    t = batch(targets, scoring.alphabet)
     index = np.arange(len(q), dtype=np.int64)
     args = (q, t, index, index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
     cpu_fields, cpu_cigars = _cpu_backend.align(*args)
@@ -110,7 +80,7 @@ def test_random_pairs(mode: str, gap: str, alphabet: str) -> None:
     seed = zlib.crc32(f"traceback {mode} {gap} {alphabet}".encode())
     letters = 4 if alphabet == "dna" else 20
     queries, targets = _random_pairs(seed, letters, PAIRS_PER_CASE)
-    _compare(queries, targets, _scoring(alphabet, gap), mode)
+    _compare(queries, targets, scoring_for(alphabet, gap), mode)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -129,8 +99,8 @@ def test_overflow_prone_pairs(mode: str) -> None:
     for _ in range(2):
         s = rng.integers(4, size=50_000, dtype=np.uint8)
         queries.append(s)
-        targets.append(_mutate(rng, s, 4, 0.1))
-    _compare(queries, targets, _scoring("dna", "affine"), mode)
+        targets.append(mutate(rng, s, 4, 0.1))
+    _compare(queries, targets, scoring_for("dna", "affine"), mode)
 
 
 def test_small_chunks_give_the_same_answer(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -138,15 +108,15 @@ def test_small_chunks_give_the_same_answer(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(_gpu_traceback, "_MAX_CHUNK_FLAG_BYTES", 1 << 18)
     queries, targets = _random_pairs(5, 4, 600)
     for mode in MODES:
-        _compare(queries, targets, _scoring("dna", "affine"), mode)
+        _compare(queries, targets, scoring_for("dna", "affine"), mode)
 
 
 def test_aligner_cigars_on_gpu_match_cpu() -> None:
     """The public API: ``Aligner(device="gpu").align(output="cigar")`` runs the GPU traceback."""
     queries, targets = _random_pairs(7, 20, 300)
-    scoring = _scoring("protein", "affine")
-    q = _batch(queries, scoring.alphabet)
-    t = _batch(targets, scoring.alphabet)
+    scoring = scoring_for("protein", "affine")
+    q = batch(queries, scoring.alphabet)
+    t = batch(targets, scoring.alphabet)
     for mode in MODES:
         gpu = Aligner(mode=mode, scoring=scoring, device="gpu").align(q, t, output="cigar")
         cpu = Aligner(mode=mode, scoring=scoring, device="cpu").align(q, t, output="cigar")
@@ -161,9 +131,9 @@ def test_backend_align_is_the_gpu_traceback(monkeypatch: pytest.MonkeyPatch) -> 
     calls = []
     monkeypatch.setattr(_cpu_backend, "align", lambda *args: calls.append(args))
     queries, targets = _random_pairs(8, 4, 50)
-    scoring = _scoring("dna", "affine")
-    q = _batch(queries[:50], scoring.alphabet)
-    t = _batch(targets[:50], scoring.alphabet)
+    scoring = scoring_for("dna", "affine")
+    q = batch(queries[:50], scoring.alphabet)
+    t = batch(targets[:50], scoring.alphabet)
     index = np.arange(50, dtype=np.int64)
     fields, cigars = _gpu_backend.align(
         q, t, index, index, scoring.matrix, "local", scoring.gap_open, scoring.gap_extend

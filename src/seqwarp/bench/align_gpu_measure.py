@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import itertools
 import statistics
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
-from typing import Any
 
 import numpy as np
 
@@ -25,6 +23,7 @@ from ..align.plan import cross_product_blocks
 from ..scoring import Scoring
 from ..sequences import SequenceBatch
 from .align_gpu_plan import GAPS, Workload, dna_scoring
+from .report import median_seconds
 
 __all__ = [
     "CEILING",
@@ -72,18 +71,6 @@ def _time_kernels(staged: list[_gpu_backend.Staged], repeats: int) -> float:
         stop.synchronize()
         times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
     return statistics.median(times)
-
-
-def _median_seconds(call: Callable[[], Any], repeats: int) -> tuple[float, Any]:
-    """Median wall-clock seconds of ``call`` (after a warm-up call: compiles, pinned buffers)
-    and its last answer."""
-    answer = call()
-    times = []
-    for _ in range(max(1, repeats)):
-        begin = time.perf_counter()
-        answer = call()
-        times.append(time.perf_counter() - begin)
-    return statistics.median(times), answer
 
 
 def _results(staged: list[_gpu_backend.Staged], pairs: int) -> np.ndarray:
@@ -142,12 +129,10 @@ def measure_score(
         engine = whole = float("nan")
         equal = _equal_rows(values, exact)
         if tile is None:
-            engine, answer = _median_seconds(
-                partial(_gpu_backend.score, *args, lanes=lane), repeats
-            )
+            engine, answer = median_seconds(partial(_gpu_backend.score, *args, lanes=lane), repeats)
             equal = min(equal, _equal_rows(answer, exact))
             if lane == lanes[0]:  # the public call uses the default lanes
-                whole, result = _median_seconds(
+                whole, result = median_seconds(
                     partial(aligner.align_indexed, *args[:4], "score"), repeats
                 )
                 equal = min(equal, _equal_rows(result.score, exact[:, 0]))
@@ -207,7 +192,7 @@ def measure_traceback(
     )
     index = np.arange(pairs, dtype=np.int64)
     aligner = Aligner(work.mode, s, device="gpu")
-    seconds, result = _median_seconds(
+    seconds, result = median_seconds(
         partial(aligner.align_indexed, part.queries, part.targets, index, index, "cigar"), repeats
     )
     ends = np.stack([result.score, result.query_end, result.target_end], axis=1)
@@ -279,7 +264,7 @@ def measure_all_pairs(
     """Every read against every read through ``Aligner.score_matrix`` (local affine)."""
     s = dna_scoring("affine")
     aligner = Aligner("local", s, device="gpu")
-    seconds, scores = _median_seconds(partial(aligner.score_matrix, reads, reads), repeats)
+    seconds, scores = median_seconds(partial(aligner.score_matrix, reads, reads), repeats)
     n = len(reads)
     equal = 0
     for rows, q, t in cross_product_blocks(n, n, 1 << 22):
@@ -336,7 +321,7 @@ def measure_protein(
         exact[k] = wide[:, 0]
         del staged
     aligner = Aligner("local", s, device="gpu")
-    whole, scores = _median_seconds(partial(aligner.score_matrix, queries, db), repeats)
+    whole, scores = median_seconds(partial(aligner.score_matrix, queries, db), repeats)
     equal = min(equal, int(np.sum(scores == exact)))
     sampled = min(nd, max(1, check // nq))
     q_sample = np.repeat(np.arange(nq, dtype=np.int64), sampled)

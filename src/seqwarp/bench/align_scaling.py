@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import statistics
-import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -25,7 +22,14 @@ from ..alphabets import DNA, PROTEIN, Alphabet
 from ..devices import Backend, gpu_count
 from ..scoring import Scoring
 from ..sequences import SequenceBatch
-from .report import bar_chart, machine_info, print_table, result_stem, write_json
+from .report import (
+    bar_chart,
+    machine_info,
+    median_seconds,
+    print_table,
+    result_stem,
+    write_json,
+)
 
 __all__ = ["main"]
 
@@ -67,18 +71,6 @@ def _pairs(
         SequenceBatch(reads, offsets, names, alphabet),
         SequenceBatch(targets, offsets, names, alphabet),
     )
-
-
-def _median_seconds(call: Callable[[], Any], repeats: int) -> tuple[float, Any]:
-    """Median wall-clock seconds of ``call`` after a warm-up call (compiles, pinned buffers),
-    and its last answer."""
-    answer = call()
-    times = []
-    for _ in range(max(1, repeats)):
-        begin = time.perf_counter()
-        answer = call()
-        times.append(time.perf_counter() - begin)
-    return statistics.median(times), answer
 
 
 def _digest(ends: np.ndarray, scores: np.ndarray) -> str:
@@ -127,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             aligner = Aligner(mode, scoring, device="gpu", gpus=gpus)
             # a repeated ordinal is not something resolve() hands out: set the slots directly
             aligner.backend = Backend("gpu", ordinals)
-            seconds, result = _median_seconds(
+            seconds, result = median_seconds(
                 lambda a=aligner, q=queries, t=targets: a.align(q, t, output="ends"), args.repeats
             )
             tcups = cells / seconds / 1e12

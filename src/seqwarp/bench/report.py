@@ -12,9 +12,11 @@ import json
 import os
 import pathlib
 import platform
+import statistics
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 from matplotlib.figure import Figure
 from rich.console import Console
@@ -27,6 +29,7 @@ __all__ = [
     "bar_chart",
     "load_average",
     "machine_info",
+    "median_seconds",
     "print_table",
     "result_stem",
     "source_digest",
@@ -106,6 +109,18 @@ def source_digest(package: str) -> str:
             digest.update(path.name.encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def median_seconds(call: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+    """Median wall-clock seconds of ``call`` over ``repeats`` runs after a warm-up run (which
+    pays for compiles and first allocations), and the last run's answer."""
+    answer = call()
+    times = []
+    for _ in range(max(1, repeats)):
+        begin = time.perf_counter()
+        answer = call()
+        times.append(time.perf_counter() - begin)
+    return statistics.median(times), answer
 
 
 def result_stem(directory: str | os.PathLike[str], name: str) -> str:

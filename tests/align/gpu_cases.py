@@ -1,0 +1,42 @@
+"""Inputs shared by the GPU tests: batches from code arrays, the test scorings, mutated copies."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from seqwarp.alphabets import Alphabet
+from seqwarp.scoring import Scoring
+from seqwarp.sequences import SequenceBatch
+
+GAPS = {"linear": (1, 1), "affine": (2, 1)}  # DNA (gap_open, gap_extend)
+PROTEIN_GAPS = {"linear": (4, 4), "affine": (11, 1)}
+
+
+def batch(sequences: list[np.ndarray], alphabet: Alphabet) -> SequenceBatch:
+    """One batch of the given code arrays, named by their index."""
+    offsets = np.zeros(len(sequences) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in sequences], out=offsets[1:])
+    codes = np.concatenate(sequences) if sequences else np.empty(0, dtype=np.uint8)
+    names = tuple(str(i) for i in range(len(sequences)))
+    return SequenceBatch(codes.astype(np.uint8), offsets, names, alphabet)
+
+
+def scoring_for(alphabet: str, gap: str = "affine") -> Scoring:
+    """DNA +2/-1 with gaps 1/1 or 2/1; protein BLOSUM62 with gaps 4/4 or 11/1."""
+    if alphabet == "dna":
+        return Scoring.dna(match=2, mismatch=-1, gap_open=GAPS[gap][0], gap_extend=GAPS[gap][1])
+    go, ge = PROTEIN_GAPS[gap]
+    return Scoring.from_matrix("BLOSUM62", gap_open=go, gap_extend=ge)
+
+
+def mutate(rng: np.random.Generator, source: np.ndarray, letters: int, rate: float) -> np.ndarray:
+    """A copy of ``source`` with substitutions and single-residue insertions and deletions
+    (each about ``rate / 3`` per residue)."""
+    r = rng.random(len(source))
+    keep = r >= rate / 3
+    out = np.where(r < rate, rng.integers(letters, size=len(source)), source)[keep]
+    inserts = rng.random(len(out)) < rate / 3
+    if inserts.any():
+        added = rng.integers(letters, size=int(inserts.sum()))
+        out = np.insert(out, np.flatnonzero(inserts), added)
+    return out.astype(np.uint8)
