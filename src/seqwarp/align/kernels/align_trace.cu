@@ -5,8 +5,8 @@
 //   align_fill<MODE, AFFINE, Lane, K, G>  the forward pass of align_dp.cuh (AnySeq/GPU §4)
 //       writing every cell's 4 direction flags (a nibble per cell, rows of whole stripes) and
 //       each pair's score and end cell;
-//   trace_walk<MODE>  one thread per pair walks its flags back from the end cell (AnySeq/GPU
-//       §3.3's traceback from stored directions), writing the pair's CIGAR text and fields;
+//   trace_walk<MODE>  one thread per pair walks its flags back from the end cell (AnySeq/GPU's
+//       traceback from stored cell predecessors), writing the pair's CIGAR text and fields;
 //   pack_text  the CIGARs side by side, for one copy to the host.
 // The walk is cpu.trace's: the same flag bits and the same rules (in H: diagonal, then E,
 // then F, local stops at a zero cell; in a gap, leave it where it was opened; global
