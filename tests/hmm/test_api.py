@@ -13,7 +13,7 @@ from pyhmmer.plan7 import Background, Pipeline
 
 from seqwarp.cli import main
 from seqwarp.hmm import SearchOptions, files, hmmsearch, stage
-from seqwarp.hmm.api import _jobs
+from seqwarp.hmm.api import STRONG_COST, _costs, _jobs
 from seqwarp.hmm.profile import FilterProfile
 
 
@@ -91,15 +91,26 @@ def test_full_filter_stage_keeps_every_hmmer_hit(models) -> None:
 
 
 def test_survivor_jobs_cover_every_target_once_and_split_large_models() -> None:
-    """The thread pool's pieces: each survivor in exactly one piece of its model, a model
-    with most of the work cut into several pieces, a model without survivors kept."""
-    lengths = np.arange(1, 401, dtype=np.int64)
+    """The thread pool's pieces: each survivor in exactly one piece of its model, in
+    database order, a model with most of the work cut into several pieces of about equal
+    cost, a model without survivors kept."""
     kept = [np.arange(0, 400, 2), np.array([1, 3], dtype=np.int64), np.zeros(0, dtype=np.int64)]
-    jobs = _jobs([1000, 50, 80], kept, lengths, workers=2)
+    costs = [(keep + 1) * 1000.0 for keep in kept]
+    costs[0][::7] *= 20  # likely hits
+    jobs = _jobs(kept, costs, pieces=16)
     for model, keep in enumerate(kept):
         pieces = [piece for m, _, piece, _ in jobs if m == model]
+        assert all(np.all(np.diff(piece) > 0) for piece in pieces)
         assert np.array_equal(np.sort(np.concatenate(pieces)), keep)
-    assert sum(1 for m, *_ in jobs if m == 0) >= 4
+    large = [cost for m, _, _, cost in jobs if m == 0]
+    assert len(large) >= 4
+    assert max(large) < 1.25 * min(large)
     assert [part for m, part, *_ in jobs if m == 0] == list(range(len(jobs) - 2))
-    (single,) = _jobs([1000], [kept[0]], lengths, workers=1)  # one thread: no cutting
+    (single,) = _jobs([kept[0]], [costs[0]], pieces=1)  # one thread: no cutting
     assert np.array_equal(single[2], kept[0])
+
+
+def test_job_costs_weight_likely_hits() -> None:
+    lengths = np.array([100, 200, 300, 400], dtype=np.int64)
+    kept = stage.Kept(np.array([1, 3]), np.array([1e-7, 0.01]))
+    assert list(_costs(10, lengths, kept, F3=1e-5)) == [200 * 10 * STRONG_COST, 400 * 10]

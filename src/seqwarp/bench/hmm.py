@@ -144,53 +144,66 @@ def _cells(hmmfile: Path, database: Path) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m seqwarp.bench hmm", description=__doc__)
-    parser.add_argument("--threads", type=int, help="cores for every tool (default: all usable)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        nargs="+",
+        help="cores for every tool; several counts run one after the other (default: all usable)",
+    )
     parser.add_argument("--repeats", type=int, default=3, help="runs per tool; median (3)")
     parser.add_argument("--copies", type=int, default=1, help="copies of the database (1)")
     parser.add_argument("--out", default="bench/results", help="folder of JSON/PNG records")
     return parser
 
 
+def _case(label: str, hmmfile: Path, database: Path, threads: int, repeats: int) -> dict:
+    """One workload on ``threads`` cores: every tool ``repeats`` times, interleaved."""
+    cells = _cells(hmmfile, database)
+    _seqwarp(hmmfile, database, threads)  # compile the numba kernels first
+    timings: dict[str, list[float]] = {name: [] for name in TOOLS}
+    outputs: dict[str, list[str]] = {}
+    for _ in range(repeats):
+        for name, tool in TOOLS.items():  # interleaved, so load drifts hit all alike
+            start = time.perf_counter()
+            outputs[name] = tool(hmmfile, database, threads)
+            timings[name].append(time.perf_counter() - start)
+    medians = {name: statistics.median(t) for name, t in timings.items()}
+    return {
+        "workload": label,
+        "cells": cells,
+        "threads": threads,
+        "seconds": medians,
+        "runs": timings,
+        "mcells_per_s": {n: cells / s / 1e6 for n, s in medians.items()},
+        "tables_identical": outputs["seqwarp"] == outputs["pyhmmer"] == outputs["hmmsearch"],
+        "domain_rows": len(outputs["hmmsearch"]),
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run every workload with every tool; 0 when all tables agree, 1 otherwise."""
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    threads = args.threads or usable_cores()
+    thread_counts = args.threads or [usable_cores()]
     if shutil.which("hmmsearch") is None:
         print("seqwarp.bench hmm: needs the hmmsearch binary (pip install hmmer)", file=sys.stderr)
         return 2
     load_before = load_average()
-    rows, cases, agree = [], [], True
     with tempfile.TemporaryDirectory() as work:
-        for label, hmmfile, database in _workloads(Path(work), args.copies):
-            cells = _cells(hmmfile, database)
-            _seqwarp(hmmfile, database, threads)  # compile the numba kernels first
-            timings: dict[str, list[float]] = {name: [] for name in TOOLS}
-            outputs: dict[str, list[str]] = {}
-            for _ in range(args.repeats):
-                for name, tool in TOOLS.items():  # interleaved, so load drifts hit all alike
-                    start = time.perf_counter()
-                    outputs[name] = tool(hmmfile, database, threads)
-                    timings[name].append(time.perf_counter() - start)
-            same = outputs["seqwarp"] == outputs["pyhmmer"] == outputs["hmmsearch"]
-            agree &= same
-            medians = {name: statistics.median(t) for name, t in timings.items()}
-            case = {
-                "workload": label,
-                "cells": cells,
-                "threads": threads,
-                "seconds": medians,
-                "runs": timings,
-                "mcells_per_s": {n: cells / s / 1e6 for n, s in medians.items()},
-                "tables_identical": same,
-                "domain_rows": len(outputs["hmmsearch"]),
-            }
-            cases.append(case)
-            for name, seconds in medians.items():
-                rows.append([label, name, seconds, cells / seconds / 1e6,
-                             medians["pyhmmer"] / seconds, "yes" if same else "NO"])  # fmt: skip
+        workloads = _workloads(Path(work), args.copies)
+        cases = [
+            _case(label, hmmfile, database, threads, args.repeats)
+            for threads in thread_counts
+            for label, hmmfile, database in workloads
+        ]
+    rows = [
+        [case["workload"], case["threads"], name, seconds, case["mcells_per_s"][name],
+         case["seconds"]["pyhmmer"] / seconds, "yes" if case["tables_identical"] else "NO"]
+        for case in cases
+        for name, seconds in case["seconds"].items()
+    ]  # fmt: skip
     print_table(
-        f"hmmsearch on {threads} cores (median of {args.repeats})",
-        ["workload", "tool", "seconds", "Mcells/s", "speed vs pyhmmer", "identical tables"],
+        f"hmmsearch (median of {args.repeats})",
+        ["workload", "threads", "tool", "seconds", "Mcells/s", "speed vs pyhmmer", "identical"],
         rows,
     )
     stem = result_stem(args.out, "hmm")
@@ -206,8 +219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "cases": cases,
         },
     )
-    labels = [case["workload"] for case in cases]
+    labels = [f"{case['workload']}, {case['threads']} thr." for case in cases]
     series = {name: [case["seconds"][name] for case in cases] for name in TOOLS}
     bar_chart(f"{stem}.png", "hmmsearch wall time", {"seconds": (labels, series)}, "seconds")
     print(f"wrote {stem}.json and {stem}.png")
-    return 0 if agree else 1
+    return 0 if all(case["tables_identical"] for case in cases) else 1

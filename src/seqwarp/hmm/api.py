@@ -3,8 +3,9 @@
 Targets are read in chunks; one numba pass scores every model's MSV over a chunk, then the
 bias filter runs on each model's candidates. The few survivors go through pyhmmer's
 ``Pipeline`` (HMMER itself) with ``Z`` fixed to the whole database, so hits, E-values, domains
-and alignments are HMMER's; the survivors are cut into pieces of similar cost for the thread
-pool, and the pieces' results are merged per model.
+and alignments are HMMER's; the survivors are cut into pieces of similar estimated cost for
+the thread pool (likely hits weigh more), and the pieces' results are merged per model. With
+several threads, the next chunk is filtered while the pool works on the current one.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import threading
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numba
@@ -31,6 +33,9 @@ __all__ = ["Cutoffs", "SearchOptions", "hmmsearch"]
 Cutoffs = Literal["gathering", "noise", "trusted"]
 CUTOFF_TAGS = {"gathering": "GA", "noise": "NC", "trusted": "TC"}
 DEFAULT_CHUNK_RESIDUES = 50_000_000
+Piece = tuple[int, int, Future]  # model, part, HMMER's hits on that part of the survivors
+PIECES_PER_WORKER = 8  # per chunk: small enough that the last pieces leave little idle time
+STRONG_COST = 20.0  # HMMER's work on a likely hit, relative to a target the Viterbi filter drops
 
 
 @dataclass(frozen=True)
@@ -176,11 +181,7 @@ def hmmsearch(
     models = _load_hmms(hmms)
     alphabet = files.hmm_alphabet(models)
     _check_cutoffs(models, options.cutoffs)
-    background = Background(alphabet)
-    profiles = [FilterProfile.from_hmm(hmm, background) for hmm in models]
-    settings = options.filters()
     chunks, name, count = _chunks(targets, alphabet, chunk_residues)
-
     iterator = iter(chunks)
     first = next(iterator)
     second = next(iterator, None)
@@ -188,49 +189,125 @@ def hmmsearch(
     if Z is None:  # HMMER's Z: the number of targets in the whole database
         Z = len(first) if second is None else count()
     stream = itertools.chain([first], [] if second is None else [second], iterator)
-    tables = stage.MSVTables.of(profiles)
+    search = _Search.of(models, options, alphabet, Z, name)
     results: list[list[TopHits]] = [[] for _ in models]
-    workers = numba.get_num_threads()
-    with ThreadPoolExecutor(max_workers=workers) as pool:  # pyhmmer releases the GIL
-        for block in stream:
-            codes, offsets = files.as_csr(block)
-            files.check_lengths(block, np.diff(offsets), name)
-            prepared = stage.prepare(codes, offsets)
-            kept = stage.survivors_all(profiles, tables, prepared, settings)
-            jobs = _jobs([hmm.M for hmm in models], kept, np.diff(offsets), workers)
-            futures = []
-            for model, part, piece, _ in sorted(jobs, key=lambda job: -job[3]):  # costliest first
-                pipeline = options.pipeline(alphabet, Z)  # one per job: it is not thread-safe
-                targets = DigitalSequenceBlock(alphabet, [block[int(i)] for i in piece])
-                job = pool.submit(pipeline.search_hmm, models[model], targets)
-                futures.append((model, part, job))
-            for model, _, future in sorted(futures, key=lambda job: job[:2]):  # fixed order
-                results[model].append(future.result())
-            if progress is not None:
-                progress(int(offsets[-1]))
+    lag = 0 if search.workers == 1 else 1  # one thread: never filter while HMMER runs
+    with ThreadPoolExecutor(max_workers=search.workers) as pool:  # pyhmmer releases the GIL
+        pending: list[tuple[list[Piece], int]] = []
+        for block in stream:  # with several threads the next chunk is filtered meanwhile
+            pending.append(search.submit(pool, block))
+            while len(pending) > lag:
+                _collect(*pending.pop(0), results, progress)
+        for submitted in pending:
+            _collect(*submitted, results, progress)
     return [hits[0].merge(*hits[1:]) if len(hits) > 1 else hits[0] for hits in results]
 
 
+def _collect(
+    pieces: list[Piece],
+    residues: int,
+    results: list[list[TopHits]],
+    progress: Callable[[int], None] | None,
+) -> None:
+    """Wait for one chunk's pieces, file them per model in a fixed order, report progress."""
+    for model, _, future in sorted(pieces, key=lambda piece: piece[:2]):
+        results[model].append(future.result())
+    if progress is not None:
+        progress(residues)
+
+
+@dataclass(frozen=True)
+class _Search:
+    """What every chunk of one search shares: models, filter tables, options, Z."""
+
+    models: list[HMM]
+    profiles: list[FilterProfile]
+    tables: stage.MSVTables
+    options: SearchOptions
+    alphabet: Alphabet
+    Z: float
+    name: str
+    workers: int
+    local: threading.local = field(default_factory=threading.local, compare=False, repr=False)
+
+    @classmethod
+    def of(
+        cls, models: list[HMM], options: SearchOptions, alphabet: Alphabet, Z: float, name: str
+    ) -> _Search:
+        """Configure every model's filter profile and stack their tables, once."""
+        background = Background(alphabet)
+        profiles = [FilterProfile.from_hmm(hmm, background) for hmm in models]
+        tables = stage.MSVTables.of(profiles)
+        workers = numba.get_num_threads()
+        return cls(models, profiles, tables, options, alphabet, Z, name, workers)
+
+    def submit(
+        self, pool: ThreadPoolExecutor, block: DigitalSequenceBlock
+    ) -> tuple[list[Piece], int]:
+        """Filter one chunk and hand the survivors to HMMER's pipeline in the pool, costliest
+        pieces first: (model, part, future) per piece, and the chunk's residue count."""
+        codes, offsets = files.as_csr(block)
+        lengths = np.diff(offsets)
+        files.check_lengths(block, lengths, self.name)
+        chunk = stage.prepare(codes, offsets)
+        kept = stage.survivors_all(self.profiles, self.tables, chunk, self.options.filters())
+        F3 = self.options.F3
+        costs = [_costs(h.M, lengths, k, F3) for h, k in zip(self.models, kept, strict=True)]
+        futures = []
+        pieces = 1 if self.workers == 1 else PIECES_PER_WORKER * self.workers
+        jobs = _jobs([k.indices for k in kept], costs, pieces)
+        for model, part, piece, _ in sorted(jobs, key=lambda job: -job[3]):
+            targets = DigitalSequenceBlock(self.alphabet, [block[int(i)] for i in piece])
+            futures.append((model, part, pool.submit(self._search, model, targets)))
+        return futures, int(offsets[-1])
+
+    def _search(self, model: int, targets: DigitalSequenceBlock) -> TopHits:
+        """HMMER's pipeline on one piece, in the pool thread's own pipeline: pyhmmer's are
+        not thread-safe, and reusing one (reset after each search, as pyhmmer's hmmsearch
+        does between queries) keeps its dynamic-programming matrices allocated."""
+        pipeline = getattr(self.local, "pipeline", None)
+        if pipeline is None:
+            pipeline = self.local.pipeline = self.options.pipeline(self.alphabet, self.Z)
+        try:
+            return pipeline.search_hmm(self.models[model], targets)
+        finally:
+            pipeline.clear()
+
+
+def _costs(M: int, lengths: np.ndarray, kept: stage.Kept, F3: float) -> np.ndarray:
+    """Estimated cost of HMMER's work on each survivor: its length times the model's (the
+    Viterbi, Forward and Backward matrices), STRONG_COST times more where the MSV P-value
+    alone already passes F3, since such targets usually go on through Forward, Backward
+    and domain definition."""
+    strong = np.where(kept.msv_p <= F3, STRONG_COST, 1.0)
+    return lengths[kept.indices].astype(np.float64) * M * strong
+
+
 def _jobs(
-    sizes: Sequence[int], kept: Sequence[np.ndarray], lengths: np.ndarray, workers: int
+    kept: Sequence[np.ndarray], costs: Sequence[np.ndarray], pieces: int
 ) -> list[tuple[int, int, np.ndarray, float]]:
-    """HMMER's work on the survivors in pieces for the thread pool: (model, part, targets,
-    estimated cost). The cost of a target is its length times the model's (the Viterbi,
-    Forward and Backward matrices). A model whose survivors cost more than a quarter of one
-    worker's share of the total is cut into pieces of about that size, so that one large
-    model does not keep one thread busy while the others idle (pyhmmer's query-parallel
-    mode cannot do this). Every model gets at least one (possibly empty) piece."""
-    costs = [lengths[keep].astype(np.float64) * M for M, keep in zip(sizes, kept, strict=True)]
-    share = sum(float(c.sum()) for c in costs) / (4 * workers)
+    """HMMER's work on the survivors in about ``pieces`` pieces of similar estimated cost
+    for the thread pool: (model, part, targets, estimated cost). A large model is cut into
+    several pieces, so that it does not keep one thread busy while the others idle
+    (pyhmmer's query-parallel mode cannot do this). Every model gets at least one (possibly
+    empty) piece."""
+    share = sum(float(c.sum()) for c in costs) / pieces
     jobs = []
     for model, (keep, cost) in enumerate(zip(kept, costs, strict=True)):
         total = float(cost.sum())
-        parts = 1 if workers == 1 or share == 0 else min(len(keep), math.ceil(total / share))
-        parts = max(parts, 1)
-        cuts = np.searchsorted(np.cumsum(cost), total * np.arange(1, parts) / parts)
-        pieces = [piece for piece in np.split(keep, cuts) if len(piece)] or [keep]
+        parts = 1 if share == 0 else min(len(keep), math.ceil(total / share))
         jobs += [
-            (model, part, piece, float(lengths[piece].sum()) * sizes[model])
-            for part, piece in enumerate(pieces)
+            (model, part, keep[piece], float(cost[piece].sum()))
+            for part, piece in enumerate(_deal(cost, max(parts, 1)))
         ]
     return jobs
+
+
+def _deal(cost: np.ndarray, parts: int) -> list[np.ndarray]:
+    """Positions of ``cost`` in ``parts`` pieces of about equal total: dealt from the
+    costliest down in serpentine order (so every piece gets its share of the expensive
+    targets), each piece then in database order."""
+    rank = np.argsort(-cost, kind="stable")
+    turn, position = np.divmod(np.arange(len(cost)), parts)
+    piece = np.where(turn % 2 == 0, position, parts - 1 - position)
+    return [np.sort(rank[piece == part]) for part in range(parts)]

@@ -1,15 +1,16 @@
 """numba filter kernels: HMMER 3.4's MSV (byte), Viterbi filter (word) and bias filter.
 
 MSV/SSV read the CSR buffer directly and score every model in one pass: SSV first, along
-diagonals, with HMMER's full MSV only where SSV has no result. The Viterbi filter reads the
-striped blocks of ``plan.pack``: one CPU thread per block, walking its S lanes one after the
-other (a GPU warp advances them in lockstep; the results are the same, every sequence is
-computed independently). The bias filter is a two-state forward pass per sequence over the
-CSR buffer. Each kernel reproduces HMMER's integer arithmetic (saturating unsigned bytes,
-saturating signed words) and its final float32 steps, so the scores equal ``p7_MSVFilter`` /
-``p7_ViterbiFilter`` bit for bit, +inf overflows included. The inner MSV loops stay in
-``uint8`` so that LLVM turns them into AVX-512/AVX2 saturating byte instructions
-(``vpaddusb``/``vpsubusb``/``vpmaxub``).
+diagonals, with HMMER's full MSV only where SSV has no result (or its signed bytes could be
+inexact). The Viterbi filter reads the striped blocks of ``plan.pack``: one CPU thread per
+block, walking its S lanes one after the other (a GPU warp advances them in lockstep; the
+results are the same, every sequence is computed independently). The bias filter is a
+two-state forward pass per sequence over the CSR buffer. Each kernel reproduces HMMER's integer
+arithmetic (saturating unsigned bytes, saturating signed words) and its final float32 steps,
+so the scores equal ``p7_MSVFilter`` / ``p7_ViterbiFilter`` bit for bit, +inf overflows
+included. The inner SSV/MSV loops stay in ``int8``/``uint8`` so that LLVM turns them into
+AVX-512/AVX2 saturating byte instructions (``vpaddsb``/``vpmaxsb``,
+``vpaddusb``/``vpsubusb``/``vpmaxub``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ __all__ = ["bias_scores", "msv_scores", "viterbi_blocks"]
 
 WORD_MIN = -32768
 WORD_MAX = 32767
-ROWS = 4  # rows per pass of the SSV kernel over its diagonals (its loop spells out four)
+ROWS = 8  # rows per pass of the SSV kernel over its diagonals (its loop spells out eight)
 
 
 @jit
@@ -48,77 +49,95 @@ def _third_bits_to_nats(xj: int, tjb: int) -> np.float32:
 
 
 @jit
-def _ssv_score(top: int, xb0: int, tjb: int, jb: int, tec: int, bias: int, over: bool):
-    """``p7_SSVFilter``: NaN (no result) when SSV is not valid for these costs or when its
-    best cell minus tec rises above base (the J state might matter); otherwise the single-hit
-    score, whose maximum also counts the empty begin state. On byte overflow this returns
-    +inf, where HMMER's SSV returns +inf or no result (MSV then returns +inf either way)."""
-    if over:
+def _ssv_score(height: int, jb: int, tjb: int, tec: int, bias: int) -> np.float32:
+    """``p7_SSVFilter`` from the best cell's height above the begin score (``_height``,
+    exact below 128): NaN (no result) when the height is not exact or the best cell minus
+    tec rises above base (the J state might matter); +inf on byte overflow, where HMMER's
+    SSV returns +inf or no result (MSV then returns +inf either way); otherwise the
+    single-hit score, whose maximum also counts the empty begin state."""
+    xb0 = max(BASE_B - jb, 0)
+    top = height + xb0
+    if height >= 128:
+        return np.float32(np.nan)
+    if top + bias >= 255:
         return np.float32(np.inf)
-    if jb + tec + bias >= 127 or top - tec > BASE_B:
+    if top - tec > BASE_B:
         return np.float32(np.nan)
     return _third_bits_to_nats(max(xb0, top) - tec, tjb)
 
 
 @jit
-def _ssv_cell(u: np.uint8, bias: np.uint8, c: np.uint8) -> np.uint8:
-    """One SSV cell as height above the begin score: ``max(u + bias - c, 0)``, saturating."""
-    return np.uint8(max(np.uint8(u + min(bias, np.uint8(255 - u))), c) - c)
+def _sadd(v: np.int8, s: np.int8) -> np.int8:
+    """Signed 8-bit saturating add (``_mm_adds_epi8``)."""
+    return np.int8(min(max(np.int16(v) + np.int16(s), np.int16(-128)), np.int16(127)))
 
 
 @jit
-def _ssv_top(codes, start, length, cost, col, width, bias, diag) -> int:
-    """Best SSV cell of one sequence against one model, as height above the begin score.
+def _code(codes, start, length, i) -> int:
+    """Residue code of row i, or ``PAD`` (a dead row of the SSV gains) past the end."""
+    return codes[start + i] if i < length else PAD
+
+
+@jit
+def _ssv_tops(codes, start, length, gain, col, steps, diag, top) -> None:
+    """Best SSV cells of one sequence against a group of models, as heights above the begin
+    score, into ``top`` (one per position of a pass; a model's best is the maximum over its
+    span of positions, see ``stage.MSVTables``).
 
     SSV has no J state, so its begin score xB is the same on every row, and a cell only
-    feeds the next cell of its diagonal. Each cell is kept as ``u = max(M, xB) - xB`` (the
-    max with xB is what the next cell takes anyway) in ``diag``, indexed by diagonal
-    ``length - 1 - i + k``. Diagonals are independent, so one pass over the buffer advances
-    every diagonal by four rows in registers (one load and one store per SIMD vector for
-    four cells, no shifted copy of the previous row), and only the overall maximum is
-    kept, with no per-row J/B bookkeeping. Fewer than 5% of pairs then need ``_msv_full``.
-    ``cost`` has at least ROWS - 1 dead nodes (255) after each model's ``width``.
+    feeds the next cell of its diagonal: ``u' = max(u + bias - cost, 0)``. Heights are kept
+    as signed bytes ``u - 128`` and ``gain`` holds ``bias - cost`` (clipped to -128), so a
+    cell is one saturating add, as in HMMER's SSV; this is exact while every height of a
+    model stays below 128, and a larger height sends the pair to ``_msv_full``. ``diag``
+    holds each diagonal's last cell, indexed by ``length - 1 - i`` plus the column; one
+    pass over it advances every diagonal crossing ROWS rows (dead columns of ``gain`` stand
+    for nodes outside each model, a dead row for rows past the end), and ``top`` keeps the
+    maximum seen at each position.
 
-    Indices: i residue (row), r row within a pass, k model node (column ``col + k`` of
-    ``cost``), j diagonal relative to row i's node 0.
+    Indices: i residue (row), j position in a pass (column ``col + j + r`` of ``gain`` in
+    row ``i + r``).
     """
-    diag[: length + width + 1] = 0
-    b = np.uint8(bias)
-    top = np.uint8(0)
-    i = 0
-    while i + ROWS <= length:
+    diag[: length + steps] = -128
+    top[:steps] = -128
+    for i in range(0, length, ROWS):
         off = length - 1 - i
-        for j in range(2 - ROWS, 1):  # diagonals that start below row i, at node j + r
-            u = diag[off + j]
-            for r in range(1 - j, ROWS):
-                u = _ssv_cell(u, b, cost[codes[start + i + r], col + j + r])
-                top = max(top, u)
-            diag[off + j] = u
-        r0 = cost[codes[start + i], col : col + width + 1]
-        r1 = cost[codes[start + i + 1], col + 1 : col + width + 2]  # node k + 1 of row i + 1
-        r2 = cost[codes[start + i + 2], col + 2 : col + width + 3]
-        r3 = cost[codes[start + i + 3], col + 3 : col + width + 4]
-        d = diag[off : off + width + 1]
-        for k in range(1, width + 1):  # uint8 only, so that LLVM vectorises it
-            u = _ssv_cell(d[k], b, r0[k])
-            top = max(top, u)
-            u = _ssv_cell(u, b, r1[k])
-            top = max(top, u)
-            u = _ssv_cell(u, b, r2[k])
-            top = max(top, u)
-            u = _ssv_cell(u, b, r3[k])
-            top = max(top, u)
-            d[k] = u
-        i += ROWS
-    while i < length:  # the last rows, one at a time
-        row = cost[codes[start + i], col : col + width + 1]
-        d = diag[length - 1 - i : length + width - i]
-        for k in range(1, width + 1):
-            u = _ssv_cell(d[k], b, row[k])
-            d[k] = u
-            top = max(top, u)
-        i += 1
-    return np.int64(top)
+        g0 = gain[_code(codes, start, length, i), col : col + steps]
+        g1 = gain[_code(codes, start, length, i + 1), col + 1 : col + 1 + steps]
+        g2 = gain[_code(codes, start, length, i + 2), col + 2 : col + 2 + steps]
+        g3 = gain[_code(codes, start, length, i + 3), col + 3 : col + 3 + steps]
+        g4 = gain[_code(codes, start, length, i + 4), col + 4 : col + 4 + steps]
+        g5 = gain[_code(codes, start, length, i + 5), col + 5 : col + 5 + steps]
+        g6 = gain[_code(codes, start, length, i + 6), col + 6 : col + 6 + steps]
+        g7 = gain[_code(codes, start, length, i + 7), col + 7 : col + 7 + steps]
+        d = diag[off : off + steps]
+        for j in range(steps):  # int8 only, so that LLVM vectorises it
+            u = _sadd(d[j], g0[j])
+            m = u
+            u = _sadd(u, g1[j])
+            m = max(m, u)
+            u = _sadd(u, g2[j])
+            m = max(m, u)
+            u = _sadd(u, g3[j])
+            m = max(m, u)
+            u = _sadd(u, g4[j])
+            m = max(m, u)
+            u = _sadd(u, g5[j])
+            m = max(m, u)
+            u = _sadd(u, g6[j])
+            m = max(m, u)
+            u = _sadd(u, g7[j])
+            m = max(m, u)
+            d[j] = u
+            top[j] = max(top[j], m)
+
+
+@jit
+def _height(top, first, end) -> int:
+    """One model's best SSV height: the maximum of ``top`` over its span of positions."""
+    best = np.int8(-128)
+    for j in range(first, end):
+        best = max(best, top[j])
+    return np.int64(best) + 128
 
 
 @jit
@@ -153,48 +172,59 @@ def _msv_full(codes, start, length, cost, col, width, bias, jb, tec, prev, cur) 
 
 
 @parallel_jit
-def msv_scores(codes, offsets, order, tasks, tjb, cost, cols, widths, bias, tbm, tec):
+def msv_scores(codes, offsets, order, tasks, tjb, cost, cols, widths, gain, groups, spans, params):
     """``p7_MSVFilter`` and ``p7_SSVFilter`` scores (nats) of every CSR sequence against
     every model, in one pass: ``scores[m, q]`` and ``ssv[m, q]``.
 
     Like HMMER, SSV runs first and MSVFilter returns SSV's score where SSV has one (NaN in
     ``ssv`` where it has none; +inf in both where MSV overflows); only the pairs where SSV
-    has no result rerun the full MSV.
+    has no result rerun the full MSV. ``cost``/``cols``/``widths`` are the byte tables of
+    ``_msv_full``; ``gain``/``groups``/``spans`` those of ``_ssv_tops`` (see
+    ``stage.MSVTables``); ``params`` holds each model's bias, tbm and tec bytes.
     Sequences sorted by length (``order``) are dealt round-robin to ``tasks`` work lists so
     that threads get equal residue counts; each sequence meets all models while it is in
     cache.
 
-    Indices: t task, j rank in ``order``, q sequence, m model.
+    Indices: t task, j rank in ``order``, q sequence, m model, g group of models.
     """
     n = offsets.shape[0] - 1
-    models = cols.shape[0]
-    scores = np.empty((models, n), dtype=np.float32)
-    ssv = np.empty((models, n), dtype=np.float32)
+    count = cols.shape[0]
+    scores = np.empty((count, n), dtype=np.float32)
+    ssv = np.empty((count, n), dtype=np.float32)
     longest = 0
     for q in range(n):
         longest = max(longest, offsets[q + 1] - offsets[q])
     widest = 0
-    for m in range(models):
+    for m in range(count):
         widest = max(widest, widths[m])
+    most = 0
+    for g in range(groups.shape[0]):
+        most = max(most, groups[g, 1])
     for t in prange(tasks):
-        diag = np.zeros(longest + widest + 1, dtype=np.uint8)
+        diag = np.empty(longest + most, dtype=np.int8)
+        top = np.empty(most, dtype=np.int8)
         prev = np.zeros(widest + 1, dtype=np.uint8)
         cur = np.zeros(widest + 1, dtype=np.uint8)
         for j in range(t, n, tasks):
             q = order[j]
             start = offsets[q]
             length = offsets[q + 1] - start
-            for m in range(models):
-                jb = tjb[q] + tbm[m]
-                xb0 = max(BASE_B - jb, 0)
-                top = _ssv_top(codes, start, length, cost, cols[m], widths[m], bias[m], diag)
-                over = top + xb0 + bias[m] >= 255
-                value = _ssv_score(top + xb0, xb0, tjb[q], jb, tec[m], bias[m], over)
+            group = -1
+            for m in range(count):
+                if spans[m, 0] != group:
+                    group = spans[m, 0]
+                    col, steps = groups[group, 0], groups[group, 1]
+                    _ssv_tops(codes, start, length, gain, col, steps, diag, top)
+                bias, tbm, tec = params[m, 0], params[m, 1], params[m, 2]
+                jb = tjb[q] + tbm
+                value = np.float32(np.nan)
+                if jb + tec + bias < 127:  # else SSV has no result (HMMER's validity test)
+                    height = _height(top, spans[m, 1], spans[m, 2])
+                    value = _ssv_score(height, jb, tjb[q], tec, bias)
                 if np.isnan(value):
                     xj = _msv_full(
-                        codes, start, length, cost, cols[m], widths[m], bias[m], jb, tec[m],
-                        prev, cur,
-                    )  # fmt: skip
+                        codes, start, length, cost, cols[m], widths[m], bias, jb, tec, prev, cur
+                    )
                     if xj < 0:  # MSV overflows: SSV's answer is +inf too (see _ssv_score)
                         value = np.float32(np.inf)
                     else:

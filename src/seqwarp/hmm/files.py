@@ -143,11 +143,15 @@ def check_lengths(block: DigitalSequenceBlock, lengths: np.ndarray, where: str) 
 
 
 def as_csr(block: DigitalSequenceBlock) -> tuple[np.ndarray, np.ndarray]:
-    """The block's digital codes as one ``uint8`` buffer plus ``int64`` offsets."""
-    parts = [memoryview(sequence.sequence) for sequence in block]  # no per-sequence arrays
-    offsets = np.zeros(len(parts) + 1, dtype=np.int64)
-    np.cumsum([p.nbytes for p in parts], out=offsets[1:])
-    codes = np.frombuffer(b"".join(parts), dtype=np.uint8)
+    """The block's digital codes as one ``uint8`` buffer plus ``int64`` offsets.
+
+    Each ``DigitalSequence`` exposes its codes through the buffer protocol, so no object is
+    made per sequence: every one would count towards Python's garbage-collector runs, which
+    then walk the whole heap.
+    """
+    offsets = np.zeros(len(block) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, block), dtype=np.int64, count=len(block)), out=offsets[1:])
+    codes = np.frombuffer(b"".join(block), dtype=np.uint8)
     return codes, offsets
 
 

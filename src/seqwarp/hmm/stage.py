@@ -13,17 +13,19 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba
 import numpy as np
 
 from . import cpu
 from .plan import pack
-from .profile import NCODES, SCALE_B, FilterProfile, length_move, roundf
+from .profile import NCODES, PAD, SCALE_B, FilterProfile, length_move, roundf
 
 __all__ = [
     "Chunk",
     "FilterSettings",
+    "Kept",
     "MSVTables",
     "msv_scores",
     "prepare",
@@ -36,7 +38,9 @@ __all__ = [
 LN2 = 0.69314718055994529
 MARGIN = 0.05  # nats in the target's favour on every filter comparison
 LANES = 16  # S: sequences per striped block (CUDAMPF++ lanes per warp)
-SSV_STEP = 128  # nodes per iteration of the SSV kernel's SIMD loop (2 AVX-512 vectors): no tail
+SSV_STEP = 64  # diagonals per SIMD vector of the SSV kernel (one AVX-512 vector of int8)
+GROUP_STEPS = 1024  # diagonals per SSV pass over a group of small models (its table stays in cache)
+GAP = cpu.ROWS + 1  # dead columns before each model in a group of the SSV table
 
 
 @dataclass(frozen=True)
@@ -101,36 +105,91 @@ def prepare(codes: np.ndarray, offsets: np.ndarray) -> Chunk:
 
 @dataclass(frozen=True)
 class MSVTables:
-    """The byte tables of several models side by side, so one kernel pass scores them all."""
+    """The byte tables of several models side by side, so one kernel pass scores them all.
 
-    cost: np.ndarray  # uint8[NCODES, total]: model m's column 0 at cols[m], its nodes, dead nodes
+    ``cost`` is HMMER's biased byte cost (``rbv``) for the full MSV, node k of model m at
+    column ``cols[m] + k``. ``gain`` is ``bias - cost`` as signed bytes for the SSV passes
+    (``cpu._ssv_tops``): models are packed into groups of up to GROUP_STEPS diagonals (one
+    pass of the SSV kernel advances a whole group, and its rows stay in cache), each model
+    after ``GAP`` dead columns (-128) so that no model's cells reach the next one, plus a
+    dead ``PAD`` row. Group g starts at column ``groups[g, 0]`` and one pass advances
+    ``groups[g, 1]`` diagonals (a whole number of SIMD vectors); model m's best SSV cell
+    is the maximum of the pass positions ``spans[m, 1]:spans[m, 2]`` of group
+    ``spans[m, 0]``.
+    """
+
+    cost: np.ndarray  # uint8[NCODES, sum(M + 1)]
     cols: np.ndarray  # int64[models]
-    widths: np.ndarray  # int64[models]: padded node count of each model
-    bias: np.ndarray  # int64[models]
-    tbm: np.ndarray  # int64[models]
-    tec: np.ndarray  # int64[models]
+    widths: np.ndarray  # int64[models]: M
+    gain: np.ndarray  # int8[NCODES, sum(steps + ROWS - 1)]
+    groups: np.ndarray  # int64[groups, 2]: first column, steps
+    spans: np.ndarray  # int64[models, 3]: group, first and end position
+    params: np.ndarray  # int64[models, 3]: bias, tbm and tec bytes
 
     @classmethod
     def of(cls, profiles: Sequence[FilterProfile]) -> MSVTables:
         """Stack the models' MSV tables (done once per search, not per chunk)."""
-        tables = []
-        for p in profiles:  # dead nodes (255) up to a whole SSV step, then ROWS - 1 beyond
-            nodes = p.msv_cost.shape[1] - 1
-            width = -(-nodes // SSV_STEP) * SSV_STEP
-            table = np.full((NCODES, width + cpu.ROWS), 255, dtype=np.uint8)
-            table[:, : nodes + 1] = p.msv_cost
-            tables.append(table)
-        widths = np.array([t.shape[1] - cpu.ROWS for t in tables], dtype=np.int64)
-        cols = np.zeros(len(profiles), dtype=np.int64)
-        cols[1:] = np.cumsum([t.shape[1] for t in tables[:-1]], dtype=np.int64)
+        costs = [p.msv_cost[:, : p.M + 1] for p in profiles]
+        gains, groups, spans = [], [], []
+        for members in _groups(profiles):
+            gain, member_spans = _gains(members)
+            spans += [(len(groups), first, end) for first, end in member_spans]
+            groups.append((sum(g.shape[1] for g in gains), gain.shape[1] - cpu.ROWS + 1))
+            gains.append(gain)
         return cls(
-            cost=np.concatenate(tables, axis=1),
-            cols=cols,
-            widths=widths,
-            bias=np.array([p.bias_b for p in profiles], dtype=np.int64),
-            tbm=np.array([p.tbm_b for p in profiles], dtype=np.int64),
-            tec=np.array([p.tec_b for p in profiles], dtype=np.int64),
+            cost=np.concatenate(costs, axis=1),
+            cols=_starts([c.shape[1] for c in costs]),
+            widths=np.array([p.M for p in profiles], dtype=np.int64),
+            gain=np.concatenate(gains, axis=1),
+            groups=np.array(groups, dtype=np.int64),
+            spans=np.array(spans, dtype=np.int64),
+            params=np.array([[p.bias_b, p.tbm_b, p.tec_b] for p in profiles], dtype=np.int64),
         )
+
+
+def _starts(widths: Sequence[int]) -> np.ndarray:
+    """First column of each of several tables laid side by side."""
+    starts = np.zeros(len(widths), dtype=np.int64)
+    starts[1:] = np.cumsum(widths[:-1], dtype=np.int64)
+    return starts
+
+
+def _groups(profiles: Sequence[FilterProfile]) -> list[list[FilterProfile]]:
+    """Consecutive models packed into groups of at most GROUP_STEPS columns (a larger
+    model alone)."""
+    groups: list[list[FilterProfile]] = []
+    used = GROUP_STEPS
+    for profile in profiles:
+        if used + GAP + profile.M > GROUP_STEPS:
+            groups.append([])
+            used = cpu.ROWS - 1 - GAP
+        groups[-1].append(profile)
+        used += GAP + profile.M
+    return groups
+
+
+def _gains(profiles: Sequence[FilterProfile]) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """One group's SSV gains ``bias - cost`` and each model's span of pass positions.
+
+    Model nodes start at column ROWS - 1 (position 0 of a pass then meets node 1 on its
+    last row) and follow each other after GAP dead columns; dead columns fill the table up
+    to a whole number of SIMD vectors of positions. A model's span covers the positions
+    whose rows meet its nodes; the GAP columns stop any height of 128 or more (inexact)
+    from reaching the next model's span.
+    """
+    first = []
+    column = cpu.ROWS - 1
+    for profile in profiles:
+        first.append(column)
+        column += profile.M + GAP
+    steps = -(-(column - GAP) // SSV_STEP) * SSV_STEP
+    gain = np.full((NCODES, steps + cpu.ROWS - 1), -128, dtype=np.int16)
+    for profile, start in zip(profiles, first, strict=True):
+        nodes = profile.bias_b - profile.msv_cost[:, 1 : profile.M + 1].astype(np.int16)
+        gain[:, start : start + profile.M] = np.maximum(nodes, -128)
+    gain[PAD] = -128
+    spans = [(start - cpu.ROWS + 1, start + p.M) for p, start in zip(profiles, first, strict=True)]
+    return gain.astype(np.int8), spans
 
 
 def _tasks() -> int:
@@ -154,9 +213,10 @@ def _msv_ssv(tables: MSVTables, chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
             tables.cost,
             tables.cols,
             tables.widths,
-            tables.bias,
-            tables.tbm,
-            tables.tec,
+            tables.gain,
+            tables.groups,
+            tables.spans,
+            tables.params,
         )
 
 
@@ -208,28 +268,36 @@ def _gumbel_surv(x: np.ndarray, mu: float, lam: float) -> np.ndarray:
         return np.where(np.abs(ey) < 5e-9, -ey, 1.0 - np.exp(ey))
 
 
+class Kept(NamedTuple):
+    """One model's survivors in a chunk, with the stage's estimate of each one's MSV P-value
+    (bias-corrected where the bias filter ran; 1 where the stage is off)."""
+
+    indices: np.ndarray  # int64, ascending
+    msv_p: np.ndarray  # float64
+
+
 def survivors_all(
     profiles: Sequence[FilterProfile],
     tables: MSVTables,
     chunk: Chunk,
     settings: FilterSettings,
-) -> list[np.ndarray]:
+) -> list[Kept]:
     """``survivors`` of every model (``tables`` stacks the same profiles): one MSV pass."""
     n = len(chunk.offsets) - 1
     if not settings.enabled:
-        return [np.arange(n) for _ in profiles]
+        return [Kept(np.arange(n), np.ones(n)) for _ in profiles]
     msv = _msv_ssv(tables, chunk)[0]
     return [_after_msv(p, chunk, settings, s) for p, s in zip(profiles, msv, strict=True)]
 
 
 def survivors(profile: FilterProfile, chunk: Chunk, settings: FilterSettings) -> np.ndarray:
     """Indices of the targets that may pass HMMER's MSV, bias and Viterbi filters."""
-    return survivors_all([profile], MSVTables.of([profile]), chunk, settings)[0]
+    return survivors_all([profile], MSVTables.of([profile]), chunk, settings)[0].indices
 
 
 def _after_msv(
     profile: FilterProfile, chunk: Chunk, settings: FilterSettings, msv: np.ndarray
-) -> np.ndarray:
+) -> Kept:
     """The MSV P-value cut, then the bias and Viterbi filters, for one model."""
     lengths = chunk.lengths
     msv = msv.astype(np.float64)
@@ -237,10 +305,10 @@ def _after_msv(
     p = _gumbel_surv(bits, profile.msv_mu, profile.msv_lambda)
     keep = ~(p > settings.F1) | (lengths == 0)  # NaN (and +inf scores) pass, as in HMMER
     candidates = np.flatnonzero(keep)
-    if settings.bias_filter and not profile.bias.usable:
-        return candidates  # no COMPO: HMMER's bias score is NaN or garbage; let HMMER decide
-    filter_score = chunk.null[candidates]
     p = p[candidates]
+    if settings.bias_filter and not profile.bias.usable:
+        return Kept(candidates, p)  # no COMPO: HMMER's bias score is NaN or garbage
+    filter_score = chunk.null[candidates]
     if settings.bias_filter:
         filter_score = cpu.bias_scores(
             *_subset(chunk, candidates), profile.bias.odds, profile.bias.t10, profile.bias.t11
@@ -250,11 +318,12 @@ def _after_msv(
         passed = ~(p > settings.F1) | (lengths[candidates] == 0)
         candidates, filter_score, p = candidates[passed], filter_score[passed], p[passed]
     if not settings.viterbi:
-        return candidates
+        return Kept(candidates, p)
     needs_vf = p > settings.F2
     checked = candidates[needs_vf]
     vf = viterbi_scores(profile, chunk, checked).astype(np.float64)
     bits = (vf - filter_score[needs_vf] + MARGIN) / LN2
     vf_p = _gumbel_surv(bits, profile.vf_mu, profile.vf_lambda)
-    kept = np.concatenate([candidates[~needs_vf], checked[~(vf_p > settings.F2)]])
-    return np.sort(kept)
+    kept = ~needs_vf
+    kept[needs_vf] = ~(vf_p > settings.F2)
+    return Kept(candidates[kept], p[kept])
