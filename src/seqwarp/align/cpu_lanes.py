@@ -6,11 +6,14 @@ Pairs of similar lengths are padded into a group; every DP quantity is a ``float
 every integer below 2**24 exactly, so a group is sent here only when ``(m + n) * max|score|``
 stays far below that (:func:`lane_safe`); other pairs take the scalar int32 kernels.
 
-Layout of the working array ``C`` (one block of ``4 * LANES`` floats per target column ``j``):
-``H`` (the current row, or the previous one before column ``j`` is updated), ``E``, ``F``, and
-the previous row's ``H`` of that column (the next column's diagonal). Indices are unsigned so
-numba emits no negative-index wraparound, and every load is unconditional: both are needed for
-the loop to vectorize.
+Layout: the working array ``C`` holds what passes from row to row, one block of ``2 * LANES``
+floats per target column ``j``: ``H`` (the current row, or the previous one before column ``j``
+is updated) and ``E`` (affine gaps only). What passes from column to column within a row (the
+left neighbour's ``H`` and ``F``, and the diagonal: the previous row's ``H`` of the column to the
+left) lives in the small carry array ``R`` of ``3 * LANES`` floats, which stays in L1: per cell
+only ``H`` and ``E`` stream through the caches. Indices are unsigned so numba emits no
+negative-index wraparound, and every load is unconditional: both are needed for the loop to
+vectorize.
 
 Index letters: ``g`` = group, ``lane`` = pair within a group, ``i`` = query row,
 ``j`` = target column, ``c`` = residue code.
@@ -36,7 +39,7 @@ from .cpu import (
 )
 
 LANES = 64
-BLOCK = 4 * LANES
+BLOCK = 2 * LANES  # H, E of one column
 EXACT_LIMIT = 1 << 20  # |values| stay below this: exact in float32 with ample margin
 NEG = np.float32(-(1 << 23))
 PAD_SCORE = np.float32(-(1 << 22))
@@ -81,8 +84,9 @@ def _substitutions(sub, t_pad, prof, n, codes):
 
 
 @jit
-def _cell(C, b, a, lane, s, gap_open, gap_extend, floor, linear):
-    """One lane's cell of column block ``b`` (left neighbour block ``a``), substitution ``s``.
+def _cell(C, b, R, lane, s, gap_open, gap_extend, floor, linear):
+    """One lane's cell of column block ``b`` (the left neighbour in the carries ``R``: ``H``,
+    ``F``, then the diagonal), substitution ``s``.
 
     The recurrence of ``cpu._fill_rows``, written once and inlined into every row loop.
     Returns ``H`` and the cell's direction flags (``cpu.FROM_*``, ``E_OPENED``, ``F_OPENED``)
@@ -95,17 +99,17 @@ def _cell(C, b, a, lane, s, gap_open, gap_extend, floor, linear):
         e_opened = True
         e = up - gap_open
         f_opened = True
-        f = C[a + lane] - gap_open
+        f = R[lane] - gap_open
     else:
         x = up - gap_open
         y = C[b + U(LANES) + lane] - gap_extend
         e_opened = x >= y
         e = x if e_opened else y
-        x2 = C[a + lane] - gap_open
-        y2 = C[a + U(2 * LANES) + lane] - gap_extend
+        x2 = R[lane] - gap_open
+        y2 = R[U(LANES) + lane] - gap_extend
         f_opened = x2 >= y2
         f = x2 if f_opened else y2
-    h = C[a + U(3 * LANES) + lane] + s
+    h = R[U(2 * LANES) + lane] + s
     from_e = e > h
     h = e if from_e else h
     source = np.float32(FROM_E) if from_e else np.float32(FROM_DIAG)
@@ -117,11 +121,12 @@ def _cell(C, b, a, lane, s, gap_open, gap_extend, floor, linear):
     source = np.float32(FROM_ZERO) if zero else source
     flags = source + (np.float32(E_OPENED) if e_opened else np.float32(0.0))
     flags = flags + (np.float32(F_OPENED) if f_opened else np.float32(0.0))
-    C[b + U(3 * LANES) + lane] = up
+    R[U(2 * LANES) + lane] = up
+    R[lane] = h
     C[b + lane] = h
     if not linear:
         C[b + U(LANES) + lane] = e
-        C[b + U(2 * LANES) + lane] = f
+        R[U(LANES) + lane] = f
     return h, flags
 
 
@@ -134,7 +139,7 @@ def _match_score(t, q, match, mismatch):
 
 
 @jit
-def _row(C, sub, gap_open, gap_extend, floor, n, linear):
+def _row(C, R, sub, gap_open, gap_extend, floor, n, linear):
     """One DP row over columns ``1..n`` for all lanes, substitutions from ``sub``."""
     literally(linear)
     for j0 in range(1, n + 1):
@@ -142,11 +147,11 @@ def _row(C, sub, gap_open, gap_extend, floor, n, linear):
         s_base = U((j0 - 1) * LANES)
         for lane_index in range(LANES):
             lane = U(lane_index)
-            _cell(C, b, b - U(BLOCK), lane, sub[s_base + lane], gap_open, gap_extend, floor, linear)
+            _cell(C, b, R, lane, sub[s_base + lane], gap_open, gap_extend, floor, linear)
 
 
 @jit
-def _row_flags(C, sub, gap_open, gap_extend, floor, n, bits, row_base, linear):
+def _row_flags(C, R, sub, gap_open, gap_extend, floor, n, bits, row_base, linear):
     """:func:`_row` that also stores cell ``(i, j)``'s flags at ``bits[row_base + j * LANES + lane]``.
 
     The score-only and the flag-keeping rows are separate loops: a run-time switch inside
@@ -159,15 +164,14 @@ def _row_flags(C, sub, gap_open, gap_extend, floor, n, bits, row_base, linear):
         f_base = U(row_base + j0 * LANES)
         for lane_index in range(LANES):
             lane = U(lane_index)
-            _, flags = _cell(
-                C, b, b - U(BLOCK), lane, sub[s_base + lane], gap_open, gap_extend, floor, linear
-            )
+            _, flags = _cell(C, b, R, lane, sub[s_base + lane], gap_open, gap_extend, floor, linear)
             bits[f_base + lane] = np.uint8(flags)
 
 
 @jit
 def _row_match(
     C,
+    R,
     q_row,
     t_pad,
     match,
@@ -198,7 +202,7 @@ def _row_match(
         for lane_index in range(LANES):
             lane = U(lane_index)
             s = _match_score(t_pad[s_base + lane], q_row[lane], match, mismatch)
-            h, _ = _cell(C, b, b - U(BLOCK), lane, s, gap_open, gap_extend, floor, linear)
+            h, _ = _cell(C, b, R, lane, s, gap_open, gap_extend, floor, linear)
             if track:
                 better = (h > row_max[lane]) & (fj <= t_len_f[lane])
                 row_max[lane] = h if better else row_max[lane]
@@ -207,7 +211,7 @@ def _row_match(
 
 @jit
 def _row_match_flags(
-    C, q_row, t_pad, match, mismatch, gap_open, gap_extend, floor, n, bits, row_base, linear
+    C, R, q_row, t_pad, match, mismatch, gap_open, gap_extend, floor, n, bits, row_base, linear
 ):
     """:func:`_row_match` that stores every cell's flags as :func:`_row_flags` does."""
     literally(linear)
@@ -218,7 +222,7 @@ def _row_match_flags(
         for lane_index in range(LANES):
             lane = U(lane_index)
             s = _match_score(t_pad[s_base + lane], q_row[lane], match, mismatch)
-            _, flags = _cell(C, b, b - U(BLOCK), lane, s, gap_open, gap_extend, floor, linear)
+            _, flags = _cell(C, b, R, lane, s, gap_open, gap_extend, floor, linear)
             bits[f_base + lane] = np.uint8(flags)
 
 
@@ -283,6 +287,7 @@ def _forward(
         for j in range(t_len[lane]):
             t_pad[j * LANES + lane] = t_codes[ts + j]
     C = np.empty((n + 1) * BLOCK, np.float32)
+    R = np.empty(3 * LANES, np.float32)
     for j in range(n + 1):
         v = np.float32(0.0)
         if mode == GLOBAL and j > 0:
@@ -318,14 +323,17 @@ def _forward(
         edge = np.float32(0.0)
         if mode == GLOBAL:
             edge = -(gap_open + (i - 1) * gap_extend)
+        # column 0: the carries start from it (H, F = minus infinity, the diagonal)
         for lane in range(LANES):
-            C[3 * LANES + lane] = C[lane]
+            R[2 * LANES + lane] = C[lane]
             C[lane] = edge
-            C[2 * LANES + lane] = NEG
+            R[lane] = edge
+            R[LANES + lane] = NEG
         row_base = (i - 1) * (n + 1) * LANES
         if matched and store:
             _row_match_flags(
                 C,
+                R,
                 q_row,
                 t_pad,
                 match,
@@ -341,6 +349,7 @@ def _forward(
         elif matched:
             _row_match(
                 C,
+                R,
                 q_row,
                 t_pad,
                 match,
@@ -356,9 +365,9 @@ def _forward(
                 linear,
             )
         elif store:
-            _row_flags(C, sub, gap_open, gap_extend, floor, n, bits, row_base, linear)
+            _row_flags(C, R, sub, gap_open, gap_extend, floor, n, bits, row_base, linear)
         else:
-            _row(C, sub, gap_open, gap_extend, floor, n, linear)
+            _row(C, R, sub, gap_open, gap_extend, floor, n, linear)
         # end-cell bookkeeping, row-major first occurrence of the best (cpu._finish's rule)
         if mode == LOCAL:
             if store or not matched:
