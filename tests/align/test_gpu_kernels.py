@@ -166,3 +166,18 @@ def test_launches_are_slices_of_one_order() -> None:
         for launch, following in itertools.pairwise(launches):
             if following.lane == launch.lane:  # only a lane's widest tile takes wider targets
                 assert int(n[launch.pairs].max()) <= launch.group * launch.columns
+
+
+def test_grid_sizes_profiles_and_scratch() -> None:
+    """Two pairs per s16x2 group, the profile per group in shared memory, and scratch only
+    when a target needs more than one stripe."""
+    pairs = np.arange(10)
+    packed = _gpu_backend._Launch("s16x2", "s16x2-bytes", 16, 32, pairs)
+    grid = _gpu_backend._Grid.of(packed, 10, 300, 512, 5)
+    # 5 groups of 2 pairs, 8 groups per block of 128 threads; 8 x 2 x 6 letters x 512 bytes
+    assert (grid.blocks, grid.shared, grid.stride, grid.scratch) == (1, 49152, 0, 1)
+    wide = _gpu_backend._Launch("s32", "s32", 32, 8, pairs)
+    grid = _gpu_backend._Grid.of(wide, 10, 300, 1000, 25)
+    # one pair per group, 4 groups per block; 4 x 26 letters x 256 columns x 4 bytes
+    assert (grid.blocks, grid.shared, grid.stride) == (3, 106496, 4 * 301)
+    assert grid.scratch == 3 * 4 * 4 * 301

@@ -460,6 +460,40 @@ class _Upload:
             raise self._error
 
 
+@dataclass(frozen=True)
+class _Grid:
+    """The launch shape of one chunk of a launch."""
+
+    blocks: int
+    shared: int  # bytes of dynamic shared memory per block (the groups' profiles)
+    stride: int  # scratch words per group (0: every target fits one stripe)
+    scratch: int  # scratch words of the whole grid
+
+    @classmethod
+    def of(
+        cls, launch: _Launch, count: int, longest_query: int, longest_target: int, alpha: int
+    ) -> _Grid:
+        """The grid for ``count`` pairs of ``launch`` (lengths bound the handed-on columns)."""
+        lane_pairs = 1 if launch.lane == "s32" else 2
+        per_block = _BLOCK // launch.group
+        groups = -(-count // lane_pairs)
+        blocks = -(-groups // per_block)
+        cols = launch.group * launch.columns
+        element = _LANE_STRUCT[launch.kernel_lane][1]
+        shared = per_block * lane_pairs * (alpha + 1) * cols * element
+        stride = 2 * 2 * (longest_query + 1) if longest_target > cols else 0
+        # every group of the grid gets scratch: a group past the last pair still runs (idle)
+        # beside the real groups of its warp
+        return cls(blocks, shared, stride, max(1, blocks * per_block * stride))
+
+    def configure(self, kernel: Any) -> None:
+        """Let ``kernel`` take this grid's shared memory, with all of L1 as shared memory (the
+        profile is what limits resident groups)."""
+        if self.shared > 48 * 1024:
+            kernel.max_dynamic_shared_size_bytes = self.shared
+        kernel.preferred_shared_memory_carveout = 100
+
+
 def _stage_chunk(
     cp: Any,
     kernel: Any,
@@ -473,17 +507,8 @@ def _stage_chunk(
     data: dict,
 ) -> Staged:
     """Size one chunk's launch (pairs ``a:b`` of the call's order) over its argument slices."""
-    alpha = data["alpha"]
     count = b - a
-    lane_pairs = 1 if launch.lane == "s32" else 2
-    groups = -(-count // lane_pairs)
-    per_block = _BLOCK // launch.group
-    blocks = -(-groups // per_block)
-    cols = launch.group * launch.columns
-    element = _LANE_STRUCT[launch.kernel_lane][1]
-    shared = per_block * lane_pairs * (alpha + 1) * cols * element
-    striped = int(pairs.n[a:b].max()) > cols
-    stride = 2 * 2 * (int(pairs.m[a:b].max()) + 1) if striped else 0
+    grid = _Grid.of(launch, count, int(pairs.m[a:b].max()), int(pairs.n[a:b].max()), data["alpha"])
     result = out[a:b]
     args = (
         codes,
@@ -493,20 +518,15 @@ def _stage_chunk(
         d["n"][a:b],
         np.int32(count),
         data["matrix"],
-        np.int32(alpha),
+        np.int32(data["alpha"]),
         np.int32(data["gap_open"]),
         np.int32(data["gap_extend"]),
-        # every group of the grid gets scratch: a group past the last pair still runs (idle)
-        # beside the real groups of its warp
-        cp.empty(max(1, blocks * per_block * stride), dtype=np.uint32),
-        np.int64(stride),
+        cp.empty(grid.scratch, dtype=np.uint32),
+        np.int64(grid.stride),
         result,
     )
-    if shared > 48 * 1024:
-        kernel.max_dynamic_shared_size_bytes = shared
-    # all of L1 as shared memory: the profile is what limits resident groups
-    kernel.preferred_shared_memory_carveout = 100
-    return Staged(launch.lane, kernel, blocks, shared, args, result, pairs.order[a:b])
+    grid.configure(kernel)
+    return Staged(launch.lane, kernel, grid.blocks, grid.shared, args, result, pairs.order[a:b])
 
 
 def _ranges(launch: _Launch, longest_query: int) -> list[tuple[int, int]]:

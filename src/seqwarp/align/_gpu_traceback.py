@@ -93,8 +93,9 @@ def align(
 
     q_index = np.asarray(q_index, dtype=np.int64)
     t_index = np.asarray(t_index, dtype=np.int64)
-    m = queries.lengths[q_index].astype(np.int64)
-    n = targets.lengths[t_index].astype(np.int64)
+    firsts = (_gpu_backend._first(q_index), _gpu_backend._first(t_index))
+    m = _gpu_backend._lengths(queries, q_index, firsts[0])
+    n = _gpu_backend._lengths(targets, t_index, firsts[1])
     out = np.empty((len(m), _FIELDS), dtype=np.int64)
     parts: list[tuple[np.ndarray, Cigars]] = []
     with cp.cuda.Device(_gpu_backend._devices[0]):
@@ -103,12 +104,13 @@ def align(
         on_gpu = (m > 0) & (n > 0) & (flag_bytes(m, n, 512) <= free // 4)
         gpu = np.flatnonzero(on_gpu)
         if gpu.size:
+            # only the residues these pairs touch go to the device (as for scores)
+            spans = _gpu_backend._spans(queries, targets, q_index, t_index, firsts, m, n)
             _align_on_device(
                 cp,
-                queries,
-                targets,
-                q_index[gpu],
-                t_index[gpu],
+                spans.sources,
+                (spans.q_offsets - spans.q_shift)[gpu],
+                (spans.t_offsets - spans.t_shift)[gpu],
                 m[gpu],
                 n[gpu],
                 gpu,
@@ -131,24 +133,22 @@ def align(
     return out, Cigars.scatter(len(m), parts)
 
 
-def _residues(cp: Any, queries: SequenceBatch, targets: SequenceBatch) -> tuple[Any, int]:
-    """Every residue on the device in one buffer, and where the targets' codes begin in it."""
-    if queries.codes is targets.codes:
-        return cp.asarray(queries.codes), 0
-    size = len(queries.codes)
-    codes = cp.empty(size + len(targets.codes), dtype=np.uint8)
-    for part, source in ((codes[:size], queries.codes), (codes[size:], targets.codes)):
+def _upload(cp: Any, sources: list[np.ndarray]) -> Any:
+    """The code buffers ``sources`` one after the other in one device buffer."""
+    codes = cp.empty(max(1, sum(len(x) for x in sources)), dtype=np.uint8)
+    at = 0
+    for source in sources:
         if len(source):
-            part.set(np.ascontiguousarray(source))
-    return codes, size
+            codes[at : at + len(source)].set(np.ascontiguousarray(source))
+        at += len(source)
+    return codes
 
 
 def _align_on_device(
     cp: Any,
-    queries: SequenceBatch,
-    targets: SequenceBatch,
-    q_index: np.ndarray,
-    t_index: np.ndarray,
+    sources: list[np.ndarray],
+    q_start: np.ndarray,
+    t_start: np.ndarray,
     m: np.ndarray,
     n: np.ndarray,
     positions: np.ndarray,
@@ -162,7 +162,8 @@ def _align_on_device(
     marks: list[tuple[str, Any]] | None,
 ) -> None:
     """Align pairs (every side non-empty) on the current device: fields into ``out`` at
-    ``positions``, CIGARs appended to ``parts``."""
+    ``positions``, CIGARs appended to ``parts``. A pair's residues start at ``q_start`` and
+    ``t_start`` in ``sources`` laid end to end."""
     affine = gap_open != gap_extend
     launches = _gpu_backend._plan(m, n, matrix, gap_open, gap_extend, "auto")
     names = {fill_name(mode, affine, x.kernel_lane, x.columns, x.group) for x in launches}
@@ -171,9 +172,7 @@ def _align_on_device(
     )
     walk = module.function(walk_name(mode))
     pack = module.function(_PACK)
-    codes, t_base = _residues(cp, queries, targets)
-    q_start = queries.offsets[q_index]
-    t_start = targets.offsets[t_index] + t_base
+    codes = _upload(cp, sources)
     device_matrix = cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32))
     stream = cp.cuda.Stream(non_blocking=True)
     copies = cp.cuda.Stream(non_blocking=True)
@@ -271,21 +270,13 @@ def _run_chunk(
     lengths = cp.empty(count, dtype=np.int32)
     offsets = cp.zeros(count + 1, dtype=np.int64)
 
-    lane_pairs = 1 if launch.lane == "s32" else 2
-    per_block = _BLOCK // launch.group
-    groups = -(-count // lane_pairs)
-    blocks = -(-groups // per_block)
-    element = _gpu_backend._LANE_STRUCT[launch.kernel_lane][1]
-    shared = per_block * lane_pairs * (alpha + 1) * cols * element
-    stride = 4 * (int(cm.max()) + 1) if int(cn.max()) > cols else 0
-    scratch = cp.empty(max(1, blocks * per_block * stride), dtype=np.uint32)
-    if shared > 48 * 1024:
-        fill.max_dynamic_shared_size_bytes = shared
-    fill.preferred_shared_memory_carveout = 100
+    grid = _gpu_backend._Grid.of(launch, count, int(cm.max()), int(cn.max()), alpha)
+    grid.configure(fill)
+    scratch = cp.empty(grid.scratch, dtype=np.uint32)
     d_m, d_n = cp.asarray(cm.astype(np.int32)), cp.asarray(cn.astype(np.int32))
     _mark(marks, "start", stream)
     fill(
-        (blocks,),
+        (grid.blocks,),
         (_BLOCK,),
         (
             codes,
@@ -299,12 +290,12 @@ def _run_chunk(
             np.int32(gap_open),
             np.int32(gap_extend),
             scratch,
-            np.int64(stride),
+            np.int64(grid.stride),
             ends,
             flags,
             d_flag_offset,
         ),
-        shared_mem=shared,
+        shared_mem=grid.shared,
     )
     _mark(marks, "fill", stream)
     threads = (-(-count // _BLOCK),), (_BLOCK,)
