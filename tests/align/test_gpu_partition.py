@@ -1,9 +1,10 @@
 """Several devices split a score call into contiguous ranges of near-equal cells.
 
 The partition is checked on the CPU. The ``gpu`` tests run the same pairs with one, two and
-three device slots on one GPU (``(0,)``, ``(0, 0)``, ``(0, 0, 0)``): every slot takes the
-multi-device path (its own range, residue span, upload, plan, kernels and host thread), and
-the output must be byte-identical for every count and equal to the CPU backend's.
+three device slots on one GPU (``(0,)``, ``(0, 0)``, ``(0, 0, 0)``), and on 2 .. N real GPUs
+when the host has several: every slot takes the multi-device path (its own range, residue
+span, upload, plan, kernels and host thread), and the output must be byte-identical for every
+count and equal to the CPU backend's.
 """
 
 from __future__ import annotations
@@ -16,10 +17,15 @@ import pytest
 from gpu_cases import batch, scoring_for
 
 from seqwarp.align import _cpu_backend, _gpu_backend
-from seqwarp.devices import Backend
+from seqwarp.devices import Backend, gpu_count
 
 MODES = ("global", "semi-global", "local")
 SLOTS = ((0,), (0, 0), (0, 0, 0))
+
+
+def _slots() -> tuple[tuple[int, ...], ...]:
+    """``SLOTS``, then every count of real GPUs from two up."""
+    return SLOTS + tuple(tuple(range(k)) for k in range(2, gpu_count() + 1))
 
 
 def _check_partition(cells: np.ndarray, parts: int) -> np.ndarray:
@@ -130,10 +136,10 @@ def _random_sequences(seed: int, letters: int, count: int) -> tuple[list, list]:
 def _score_on_every_slot_count(
     monkeypatch: pytest.MonkeyPatch, args: tuple, lanes: str
 ) -> list[np.ndarray]:
-    """``_gpu_backend.score`` with each of ``SLOTS`` as the devices."""
+    """``_gpu_backend.score`` with each of ``_slots()`` as the devices."""
     monkeypatch.setattr(_gpu_backend, "_devices", _gpu_backend._devices)  # restored afterwards
     answers = []
-    for ordinals in SLOTS:
+    for ordinals in _slots():
         _gpu_backend.use(Backend("gpu", ordinals))
         answers.append(np.ascontiguousarray(_gpu_backend.score(*args, lanes=lanes)))
     return answers
@@ -141,7 +147,7 @@ def _score_on_every_slot_count(
 
 def _assert_same(cpu: np.ndarray, answers: list[np.ndarray], m: np.ndarray, n: np.ndarray) -> None:
     """Every answer equals the CPU backend's, and is byte-identical to the first."""
-    for ordinals, gpu in zip(SLOTS, answers, strict=True):
+    for ordinals, gpu in zip(_slots(), answers, strict=True):
         assert gpu.dtype == np.int64 and gpu.shape == cpu.shape
         bad = np.flatnonzero(np.any(cpu != gpu, axis=1))
         if len(bad):
@@ -154,14 +160,17 @@ def _assert_same(cpu: np.ndarray, answers: list[np.ndarray], m: np.ndarray, n: n
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("stage_pairs", [1 << 15, 16])
 @pytest.mark.parametrize("lanes", ["auto", "s32"])
 @pytest.mark.parametrize("alphabet", ["dna", "protein"])
 @pytest.mark.parametrize("mode", MODES)
 def test_slots_give_identical_output(
-    monkeypatch: pytest.MonkeyPatch, mode: str, alphabet: str, lanes: str
+    monkeypatch: pytest.MonkeyPatch, mode: str, alphabet: str, lanes: str, stage_pairs: int
 ) -> None:
-    """Pairs in call order and scattered (shared and separate code buffers)."""
+    """Pairs in call order and scattered (shared and separate code buffers), each device's
+    share in one stage and in several."""
     pytest.importorskip("cupy")
+    monkeypatch.setattr(_gpu_backend, "_MIN_STAGE_PAIRS", stage_pairs)
     seed = zlib.crc32(f"{mode} {alphabet} {lanes}".encode())
     scoring = scoring_for(alphabet)
     queries, targets = _random_sequences(seed, 4 if alphabet == "dna" else 20, count=120)
@@ -212,8 +221,10 @@ def test_slots_with_small_chunks_and_pieces(monkeypatch: pytest.MonkeyPatch) -> 
 
 @pytest.mark.gpu
 def test_more_slots_than_pairs_and_empty_ranges(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two pairs on three slots (one range empty), and a range of only empty pairs."""
+    """Two pairs on three slots (one range empty), and a range (and stages) of only empty
+    pairs."""
     pytest.importorskip("cupy")
+    monkeypatch.setattr(_gpu_backend, "_MIN_STAGE_PAIRS", 1)
     scoring = scoring_for("dna")
     rng = np.random.default_rng(2)
     empty = np.zeros(0, dtype=np.uint8)

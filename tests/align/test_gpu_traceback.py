@@ -19,6 +19,7 @@ cupy = pytest.importorskip("cupy")
 from gpu_cases import batch, mutate, scoring_for  # noqa: E402
 
 from seqwarp.align import Aligner, _cpu_backend, _gpu_backend, _gpu_traceback  # noqa: E402
+from seqwarp.devices import Backend  # noqa: E402
 from seqwarp.scoring import Scoring  # noqa: E402
 
 MODES = ("global", "semi-global", "local")
@@ -124,6 +125,31 @@ def test_aligner_cigars_on_gpu_match_cpu() -> None:
         assert np.array_equal(gpu.score, cpu.score)
         assert np.array_equal(gpu.query_begin, cpu.query_begin)
         assert np.array_equal(gpu.target_end, cpu.target_end)
+
+
+@pytest.mark.parametrize("consecutive", [True, False])
+def test_device_slots_give_identical_alignments(
+    monkeypatch: pytest.MonkeyPatch, consecutive: bool
+) -> None:
+    """One, two and three device slots on one GPU, and every count of real GPUs: each takes
+    a range of the pairs; fields and CIGARs equal the CPU's for every count."""
+    monkeypatch.setattr(_gpu_backend, "_devices", _gpu_backend._devices)  # restored afterwards
+    queries, targets = _random_pairs(9, 4, 400)
+    scoring = scoring_for("dna", "affine")
+    q = batch(queries, scoring.alphabet)
+    t = batch(targets, scoring.alphabet)
+    rng = np.random.default_rng(9)
+    index = np.arange(len(q), dtype=np.int64)
+    q_index, t_index = (index, index) if consecutive else (rng.permutation(index),) * 2
+    real = [tuple(range(k)) for k in range(2, cupy.cuda.runtime.getDeviceCount() + 1)]
+    for mode in MODES:
+        args = (q, t, q_index, t_index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
+        cpu_fields, cpu_cigars = _cpu_backend.align(*args)
+        for ordinals in [(0,), (0, 0), (0, 0, 0), *real]:
+            _gpu_backend.use(Backend("gpu", ordinals))
+            fields, cigars = _gpu_traceback.align(*args)
+            assert np.array_equal(fields, cpu_fields), (mode, ordinals)
+            assert list(cigars) == list(cpu_cigars), (mode, ordinals)
 
 
 def test_backend_align_is_the_gpu_traceback(monkeypatch: pytest.MonkeyPatch) -> None:

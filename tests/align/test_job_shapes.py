@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
 from seqwarp import InvalidParameter, LengthMismatch
 from seqwarp.align import Aligner
+from seqwarp.align.plan import slices_by_cells
 from seqwarp.scoring import Scoring
 
 
@@ -79,3 +82,22 @@ def test_thread_count_does_not_change_results(output: str, rng: np.random.Genera
     one = Aligner("local", device="cpu", threads=1).align(queries, targets, output=output)
     two = Aligner("local", device="cpu", threads=2).align(queries, targets, output=output)
     assert one.compare(two) is None
+
+
+@pytest.mark.parametrize("max_pairs", [None, 1, 3, 1000])
+def test_call_slices_respect_both_budgets(max_pairs: int | None, rng: np.random.Generator) -> None:
+    cells = rng.integers(0, 500, size=300)
+    cells[::37] = 5000  # pairs larger than the cell budget still form a call of their own
+    parts = list(slices_by_cells(cells, 1200, max_pairs))
+    assert parts[0].start == 0 and parts[-1].stop == len(cells)
+    for before, after in itertools.pairwise(parts):
+        assert before.stop == after.start
+    for part in parts:
+        size = part.stop - part.start
+        assert size >= 1
+        assert size == 1 or int(cells[part].sum()) <= 1200
+        assert max_pairs is None or size <= max_pairs
+        # greedy: the next pair would have broken a budget
+        if part.stop < len(cells):
+            grown = int(cells[part.start : part.stop + 1].sum())
+            assert grown > 1200 or (max_pairs is not None and size == max_pairs)

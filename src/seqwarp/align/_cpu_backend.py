@@ -8,13 +8,16 @@ import numpy as np
 from .._jit import set_threads
 from ..sequences import SequenceBatch
 from . import cpu, cpu_lanes
-from .plan import lane_groups, traceback_block
+from .plan import CallBudget, lane_groups, traceback_block
 from .results import Cigars
 
 __all__ = ["align", "prepare", "score"]
 
 # pairs handed to a thread at a time: dynamic scheduling balances unequal pairs
 _CHUNK = 4
+# one call: 2^27 cells per thread, any number of pairs
+_CALL_CELLS = 1 << 27
+_CALL_PAIRS = 1 << 62
 # direction flags one lane group may keep for the SIMD traceback (bytes)
 _LANE_TRACE_BYTES = 1 << 25
 
@@ -25,9 +28,10 @@ def _params(mode: str, gap_open: int, gap_extend: int) -> np.ndarray:
     return np.array([_MODES[mode], gap_open, gap_extend], dtype=np.int64)
 
 
-def prepare(threads: int | None) -> int:
-    """Set the number of threads; returns how many will run."""
-    return set_threads(threads)
+def prepare(threads: int | None) -> CallBudget:
+    """Set the number of threads; returns how much one call takes (enough work to keep every
+    thread busy, small enough for progress reports to move)."""
+    return CallBudget(cells=_CALL_CELLS * set_threads(threads), pairs=_CALL_PAIRS)
 
 
 def _lane_plan(

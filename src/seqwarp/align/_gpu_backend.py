@@ -10,18 +10,22 @@ answers, byte for byte. How a batch of pairs runs:
 3. pairs are sorted once by shape (a 16-bit radix key, skipped when all pairs share one),
    binned by target length into tile widths (threads per group x columns per thread), and
    launched in chunks: contiguous ranges of that one order, so every per-pair argument is
-   copied to the device once per call and each chunk reads a slice of it;
+   copied to the device once (per stage, step 5) and each chunk reads a slice of it;
 4. the residues the pairs use (the span of each code buffer they touch) go to the device
    once per call, as one flat buffer, in pieces: a few host threads stage them through
    pinned buffers and queue their DMA on copy streams of their own, starting before the
    planning; a chunk's kernel waits (on the device) only for the pieces holding its pairs'
    residues, so copies, planning and kernels overlap;
-5. every chunk writes its pairs' rows of one device result array; the rows are put back in
-   call order and widened on the device and copied to pinned host memory in one transfer,
-   field by field (the caller copies whole columns out);
-6. with several devices (``Aligner(gpus=N)``) the call's pairs are split into N contiguous
-   ranges of near-equal cells, one per device, and each device runs steps 2-5 on its range
-   alone, driven by a host thread of its own: its residue span, upload, plan, kernels and
+5. a large share is planned and queued in stages (contiguous ranges of near-equal cells):
+   the device runs one stage's chunks while the host plans the next, and the chunks take
+   two compute streams in turn, so that one kernel's last blocks overlap the next one's
+   first;
+6. every chunk writes its pairs' rows of a stage's device result array; the rows are put
+   back in call order, widened on the device and copied to pinned host memory
+   asynchronously, field by field (the caller copies whole columns out);
+7. with several devices (``Aligner(gpus=N)``) the call's pairs are split into N contiguous
+   ranges of near-equal cells, one per device, and each device runs steps 2-6 on its range
+   alone, driven by a host thread of its own: its residue span, upload, stages, kernels and
    its slice of the pinned result. Host work and transfers are divided by N with the
    kernels, and every pair's row depends only on the pair, so the answer does not depend
    on N. An ordinal may appear more than once (``(0, 0)``: two streams of work on one GPU).
@@ -32,10 +36,11 @@ pass keeping direction flags, walked back on the device with the CPU engine's ru
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -45,7 +50,7 @@ from ..devices import Backend
 from ..errors import InvalidParameter
 from ..sequences import SequenceBatch
 from . import _cpu_backend
-from .plan import score_bound, shape_key, shape_order, tile_bounds
+from .plan import CallBudget, score_bound, shape_key, shape_order, tile_bounds
 from .results import Cigars
 
 __all__ = ["LANES", "Staged", "align", "kernel_name", "prepare", "score", "stage", "use"]
@@ -81,6 +86,12 @@ _MIN_CHUNK_PAIRS = 1 << 14
 # every k-th piece through two pinned buffers of its own; the devices share half the cores
 # for them (at most 8 threads each), leaving the rest to their planning
 _PIECE_BYTES = 1 << 23
+# a device's share of a call is planned and queued in up to _STAGES stages of at least
+# _MIN_STAGE_PAIRS pairs (the host plans one while the device runs the one before), and its
+# chunks alternate between _STREAMS compute streams (one kernel's tail overlaps the next)
+_STAGES = 4
+_MIN_STAGE_PAIRS = 1 << 15
+_STREAMS = 2
 _COPY_CORES = max(1, (os.cpu_count() or 1) // 2)
 
 # CUDA devices in use, one per share of a score() call; an ordinal may repeat
@@ -93,13 +104,13 @@ def use(backend: Backend) -> None:
     _devices = backend.ordinals or (0,)
 
 
-def prepare(threads: int | None) -> int:
-    """Set the host threads (the CIGAR path runs on them); returns a work multiplier for the
-    caller's chunking: a GPU wants far more cells per call than one CPU thread (512 x 2^27
-    cells: 1 M pairs of 250 bp in one call, whose copies and kernels then overlap), and
-    each device its own share of that."""
+def prepare(threads: int | None) -> CallBudget:
+    """Set the host threads (the CIGAR path runs on them); returns how much one call takes:
+    per device, 2^39 cells (2 M pairs of 512 bp: the fixed costs of a call, its first copies
+    and last kernels, are then small beside its kernels) and at most 2^22 pairs (bounding
+    the residues and per-pair arguments a call puts on a device)."""
     _cpu_backend.prepare(threads)
-    return 512 * len(_devices)
+    return CallBudget(cells=len(_devices) << 39, pairs=len(_devices) << 22)
 
 
 def kernel_name(mode: str, affine: bool, lane: str, columns: int, group: int) -> str:
@@ -400,7 +411,7 @@ class _Upload:
             self._where[s][k] = g
         self._events: list[Any] = [None] * len(self._pieces)
         self._done = [threading.Event() for _ in self._pieces]
-        self._waited = 0  # pieces the compute stream already waits for
+        self._waited: dict[int, int] = {}  # per compute stream: pieces it already waits for
         self._error: BaseException | None = None
         threads = max(1, min(threads, len(self._pieces)))
         self._threads = [
@@ -445,12 +456,13 @@ class _Upload:
             ),
             default=-1,
         )
-        for g in range(self._waited, last + 1):
+        waited = self._waited.get(stream.ptr, 0)
+        for g in range(waited, last + 1):
             self._done[g].wait()
             if self._error is not None:
                 raise self._error
             stream.wait_event(self._events[g])
-        self._waited = max(self._waited, last + 1)
+        self._waited[stream.ptr] = max(waited, last + 1)
 
     def join(self) -> None:
         """Wait for the copy threads (every piece copied)."""
@@ -640,47 +652,63 @@ def _run_device(
     mode: str,
     affine: bool,
     data: dict,
-) -> tuple[Any, Any, Any]:
-    """Launch the chunks (in the call's order) on a compute stream of the current device,
-    each after the residues it reads have arrived; returns the (pairs in the call's order, 3)
-    int32 results, the stream, and what must stay alive until the stream is synchronised."""
-    stream = cp.cuda.Stream(non_blocking=True)
-    with stream:
+    streams: list[Any],
+) -> tuple[Any, tuple]:
+    """Queue the chunks (in the call's order) on the current device, taking ``streams`` in
+    turn so that one chunk's last blocks overlap the next one's first, each after the
+    residues it reads have arrived; returns the (pairs in the call's order, 3) int32 results
+    and what must stay alive until the streams are synchronised. Work queued on the first
+    stream after this call runs after every chunk."""
+    first = streams[0]
+    with first:
         args = pairs.to_device(cp)
         out = cp.empty((len(pairs.order), 3), dtype=np.int32)
-        running: list[Staged] = []
-        work = jobs[::-1]
-        while work:
-            launch, a, b = work.pop()
-            name = kernel_name(mode, affine, launch.kernel_lane, launch.columns, launch.group)
-            try:
-                kernel = module.function(name)
+    _join_streams(streams[1:], first)
+    running: list[Staged] = []
+    work = jobs[::-1]
+    while work:
+        launch, a, b = work.pop()
+        stream = streams[len(running) % len(streams)]
+        name = kernel_name(mode, affine, launch.kernel_lane, launch.columns, launch.group)
+        try:
+            with stream:
                 staged = _stage_chunk(
-                    cp, kernel, launch, a, b, pairs, args, upload.codes, out, data
+                    cp, module.function(name), launch, a, b, pairs, args, upload.codes, out, data
                 )
-            except cp.cuda.memory.OutOfMemoryError:
-                # first make room by finishing this device's chunks, then split this one
-                stream.synchronize()
-                cp.get_default_memory_pool().free_all_blocks()
-                if running:
-                    running.clear()
-                    work.append((launch, a, b))
-                elif b - a > 2:
-                    half = (a + b) // 2
-                    work += [(launch, half, b), (launch, a, half)]
-                else:
-                    raise
-                continue
-            upload.wait(stream, pairs.needs(a, b))
+        except cp.cuda.memory.OutOfMemoryError:
+            # first make room by finishing this device's chunks, then split this one
+            for each in streams:
+                each.synchronize()
+            cp.get_default_memory_pool().free_all_blocks()
+            if running:
+                running.clear()
+                work.append((launch, a, b))
+            elif b - a > 2:
+                half = (a + b) // 2
+                work += [(launch, half, b), (launch, a, half)]
+            else:
+                raise
+            continue
+        upload.wait(stream, pairs.needs(a, b))
+        with stream:
             staged.launch()
-            running.append(staged)
-    # the arguments and launches stay referenced until the caller has synchronised the stream
-    return out, stream, (args, running)
+        running.append(staged)
+    _join_streams([first], *streams[1:])
+    return out, (args, running)
 
 
-def _gather(cp: Any, device_out: Any, stream: Any, pairs: _Pairs, host: np.ndarray) -> None:
-    """Copy the results to ``host``, a (3, pairs) int64 view of pinned memory, with the rows
-    back in call order and widened on the device first; returns when they have arrived."""
+def _join_streams(waiting: list[Any], *streams: Any) -> None:
+    """Make every stream of ``waiting`` wait for the work queued so far on ``streams``."""
+    for stream in streams:
+        event = stream.record()
+        for each in waiting:
+            each.wait_event(event)
+
+
+def _queue_gather(cp: Any, device_out: Any, stream: Any, pairs: _Pairs, host: np.ndarray) -> Any:
+    """Queue on ``stream`` the copy of the results to ``host``, a (3, pairs) int64 view of
+    pinned memory, with the rows back in call order and widened on the device first; returns
+    the device buffer to keep alive until ``stream`` has been synchronised."""
     with stream:
         wide = device_out.astype(np.int64).T
         if pairs.identity:
@@ -691,12 +719,23 @@ def _gather(cp: Any, device_out: Any, stream: Any, pairs: _Pairs, host: np.ndarr
             for field in range(3):
                 full[field][where] = wide[field]
         if host.flags.c_contiguous:
-            full.get(stream=stream, out=host)
+            full.get(stream=stream, out=host, blocking=False)
         else:
-            # one device's share of the call's fields: a slice of each row
+            # a stage's or one device's share of the call's fields: a slice of each row
             for field in range(3):
-                full[field].get(stream=stream, out=host[field])
-    stream.synchronize()
+                full[field].get(stream=stream, out=host[field], blocking=False)
+    return full
+
+
+def _stages(m: np.ndarray, n: np.ndarray) -> list[tuple[int, int]]:
+    """Contiguous ranges of near-equal cells that one device plans and queues one after the
+    other (its kernels run one stage while the host plans the next): ``_STAGES`` of a large
+    share, one of a small one."""
+    count = min(_STAGES, max(1, len(m) // _MIN_STAGE_PAIRS))
+    if count == 1:
+        return [(0, len(m))]
+    bounds = _partition(np.cumsum(m * n), count).tolist()
+    return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 
 
 def _score_part(
@@ -717,29 +756,44 @@ def _score_part(
     host: np.ndarray | None = None,
 ) -> np.ndarray:
     """Score pairs (not all with an empty side) on ``device``; returns ``host``, their
-    (3, pairs) int64 fields in pinned memory (a new array when None, taken while the kernels
-    run). The rows of pairs with an empty side are left to the caller."""
+    (3, pairs) int64 fields in pinned memory (a new array when None). The rows of pairs with
+    an empty side are left to the caller. The residues start on their way to the device
+    first; the pairs are then planned and queued in stages, so that the host plans a stage
+    while the device runs the one before."""
     with cp.cuda.Device(device):
-        # the residues start on their way to the device before the planning
         spans = _spans(queries, targets, q_index, t_index, firsts, m, n)
         copy_threads = min(8, _COPY_CORES // len(_devices))
         upload = _Upload(cp, device, spans.sources, copy_threads)
-        launches = _plan(m, n, matrix, gap_open, gap_extend, lanes)
-        affine = gap_open != gap_extend
-        pairs = _Pairs(cp, spans, m, n, _order(launches))
-        jobs = [
-            (launch, a, b)
-            for launch in launches
-            for a, b in _ranges(launch, _longest_query(launch, pairs))
-        ]
-        module = _module(mode, affine, launches)
-        data = _data(cp, matrix, gap_open, gap_extend)
-        device_out, stream, _alive = _run_device(
-            cp, jobs, upload, pairs, module, mode, affine, data
-        )
         if host is None:
             host = _pinned(cp, np.int64, (3, len(m)))
-        _gather(cp, device_out, stream, pairs, host)
+        affine = gap_open != gap_extend
+        data = _data(cp, matrix, gap_open, gap_extend)
+        streams = [cp.cuda.Stream(non_blocking=True) for _ in range(_STREAMS)]
+        alive = []  # every stage's device buffers, until the streams are synchronised
+        try:
+            for a, b in _stages(m, n):
+                sm, sn = m[a:b], n[a:b]
+                if not ((sm > 0) & (sn > 0)).any():
+                    continue
+                launches = _plan(sm, sn, matrix, gap_open, gap_extend, lanes)
+                share = replace(
+                    spans, q_offsets=spans.q_offsets[a:b], t_offsets=spans.t_offsets[a:b]
+                )
+                pairs = _Pairs(cp, share, sm, sn, _order(launches))
+                jobs = [
+                    (launch, x, y)
+                    for launch in launches
+                    for x, y in _ranges(launch, _longest_query(launch, pairs))
+                ]
+                module = _module(mode, affine, launches)
+                device_out, keep = _run_device(
+                    cp, jobs, upload, pairs, module, mode, affine, data, streams
+                )
+                full = _queue_gather(cp, device_out, streams[0], pairs, host[:, a:b])
+                alive.append((pairs, keep, full))
+        finally:
+            for stream in streams:
+                stream.synchronize()
         upload.join()
     return host
 

@@ -8,13 +8,15 @@ CIGAR text, and ``pack_text`` puts the texts side by side: only the CIGARs and 8
 pair cross to the host, on a copy stream, while the device works on the next chunk. The flags
 and the walk are ``cpu.trace``'s, so every field and CIGAR equals the CPU backend's.
 
-Pairs with an empty side, and pairs whose flags alone would take more than a quarter of the
-device's free memory (a 100 kbp x 100 kbp pair takes 5 GB), are aligned by the CPU backend
-(its linear-space traceback) in the same call.
+Several devices each take a contiguous range of a call's pairs of near-equal cells, in a
+host thread of their own. Pairs with an empty side, and pairs whose flags alone would take
+more than a quarter of the device's free memory (a 100 kbp x 100 kbp pair takes 5 GB), are
+aligned by the CPU backend (its linear-space traceback) in the same call.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,12 +87,12 @@ def align(
 ) -> tuple[np.ndarray, Cigars]:
     """``(n, 8)`` int64 fields (``cpu._align_pair``'s) and the CIGAR strings of every pair.
 
-    ``marks``, when given, receives ``(phase, CUDA event)`` pairs: ``"start"`` before each
-    chunk, then an event after its ``"fill"``, ``"walk"`` and ``"pack"`` kernels (to time the
-    kernels apart from the copies and the host's work).
+    With several devices each aligns one contiguous range of the pairs, of near-equal cells,
+    in a host thread of its own (as ``_gpu_backend.score`` does). ``marks``, when given,
+    receives ``(phase, CUDA event)`` pairs: ``"start"`` before each chunk, then an event
+    after its ``"fill"``, ``"walk"`` and ``"pack"`` kernels (to time the kernels apart from
+    the copies and the host's work).
     """
-    import cupy as cp
-
     q_index = np.asarray(q_index, dtype=np.int64)
     t_index = np.asarray(t_index, dtype=np.int64)
     firsts = (_gpu_backend._first(q_index), _gpu_backend._first(t_index))
@@ -98,32 +100,38 @@ def align(
     n = _gpu_backend._lengths(targets, t_index, firsts[1])
     out = np.empty((len(m), _FIELDS), dtype=np.int64)
     parts: list[tuple[np.ndarray, Cigars]] = []
-    with cp.cuda.Device(_gpu_backend._devices[0]):
-        free = int(cp.cuda.Device().mem_info[0])
-        # the widest tile's stripes bound every pair's flags from above
-        on_gpu = (m > 0) & (n > 0) & (flag_bytes(m, n, 512) <= free // 4)
-        gpu = np.flatnonzero(on_gpu)
-        if gpu.size:
-            # only the residues these pairs touch go to the device (as for scores)
-            spans = _gpu_backend._spans(queries, targets, q_index, t_index, firsts, m, n)
-            _align_on_device(
-                cp,
-                spans.sources,
-                (spans.q_offsets - spans.q_shift)[gpu],
-                (spans.t_offsets - spans.t_shift)[gpu],
-                m[gpu],
-                n[gpu],
-                gpu,
-                matrix,
-                mode,
-                gap_open,
-                gap_extend,
-                min(_MAX_CHUNK_FLAG_BYTES, free // 3),
-                out,
-                parts,
-                marks,
-            )
-    rest = np.flatnonzero(~on_gpu)
+    devices = _gpu_backend._devices
+    bounds = _gpu_backend._partition(np.cumsum(m * n), len(devices)).tolist()
+    shares = [
+        (device, a, b)
+        for device, a, b in zip(devices, bounds[:-1], bounds[1:], strict=True)
+        if b > a
+    ]
+
+    def run(device: int, a: int, b: int) -> np.ndarray:
+        share = (q_index[a:b], t_index[a:b], *(None if f is None else f + a for f in firsts))
+        return a + _align_share(
+            device,
+            queries,
+            targets,
+            share,
+            m[a:b],
+            n[a:b],
+            a,
+            (matrix, mode, gap_open, gap_extend),
+            out,
+            parts,
+            marks,
+        )
+
+    if len(shares) == 1:
+        left = [run(*shares[0])]
+    else:
+        with ThreadPoolExecutor(len(shares), thread_name_prefix="seqwarp-gpu") as pool:
+            futures = [pool.submit(run, *share) for share in shares]
+            # the first error is raised here, once every device's thread has finished
+            left = [future.result() for future in futures]
+    rest = np.concatenate(left) if left else np.zeros(0, dtype=np.int64)
     if rest.size:
         fields, texts = _cpu_backend.align(
             queries, targets, q_index[rest], t_index[rest], matrix, mode, gap_open, gap_extend
@@ -131,6 +139,51 @@ def align(
         out[rest] = fields
         parts.append((rest, texts))
     return out, Cigars.scatter(len(m), parts)
+
+
+def _align_share(
+    device: int,
+    queries: SequenceBatch,
+    targets: SequenceBatch,
+    share: tuple[np.ndarray, np.ndarray, int | None, int | None],
+    m: np.ndarray,
+    n: np.ndarray,
+    base: int,
+    scoring: tuple[np.ndarray, str, int, int],
+    out: np.ndarray,
+    parts: list[tuple[np.ndarray, Cigars]],
+    marks: list[tuple[str, Any]] | None,
+) -> np.ndarray:
+    """Align one device's share of a call (pairs ``base ...`` of it: their indices and the
+    first of each when consecutive, lengths ``m`` and ``n``): fields into ``out``, CIGARs
+    appended to ``parts``; returns the positions in the share of the pairs left to the CPU
+    (an empty side, or flags beyond a quarter of the device's free memory)."""
+    import cupy as cp
+
+    q_index, t_index, *firsts = share
+    with cp.cuda.Device(device):
+        free = int(cp.cuda.Device().mem_info[0])
+        # the widest tile's stripes bound every pair's flags from above
+        on_gpu = (m > 0) & (n > 0) & (flag_bytes(m, n, 512) <= free // 4)
+        gpu = np.flatnonzero(on_gpu)
+        if gpu.size:
+            # only the residues these pairs touch go to the device (as for scores)
+            spans = _gpu_backend._spans(queries, targets, q_index, t_index, tuple(firsts), m, n)
+            _align_on_device(
+                cp,
+                spans.sources,
+                (spans.q_offsets - spans.q_shift)[gpu],
+                (spans.t_offsets - spans.t_shift)[gpu],
+                m[gpu],
+                n[gpu],
+                base + gpu,
+                *scoring,
+                min(_MAX_CHUNK_FLAG_BYTES, free // 3),
+                out,
+                parts,
+                marks,
+            )
+    return np.flatnonzero(~on_gpu)
 
 
 def _upload(cp: Any, sources: list[np.ndarray]) -> Any:

@@ -32,7 +32,6 @@ _MODES = ("global", "semi-global", "local")
 _OUTPUTS = ("score", "ends", "cigar")
 # |score| must stay far from int32's limit: |DP cell| <= (m + n) * max(|substitution|, gap cost)
 _SCORE_LIMIT = (1 << 30) - (1 << 20)
-_CHUNK_CELLS = 1 << 27
 
 
 class Aligner:
@@ -91,7 +90,10 @@ class Aligner:
         if len(q) != len(t):
             raise LengthMismatch("queries and targets", len(q), len(t))
         index = np.arange(len(q), dtype=np.int64)
-        return self.align_indexed(q, t, index, index, output, progress)
+        q_lengths, t_lengths = q.lengths, t.lengths
+        self._check_range(q_lengths, t_lengths)
+        # pair i is (q[i], t[i]): its cells need no gather
+        return self._align_pairs(q, t, index, index, q_lengths * t_lengths, output, progress)
 
     def align_indexed(
         self,
@@ -103,14 +105,28 @@ class Aligner:
         progress: Progress | None = None,
     ) -> ScoreResult:
         """Align the pairs ``(queries[q_index[p]], targets[t_index[p]])``."""
+        q_lengths, t_lengths = queries.lengths, targets.lengths
+        self._check_range(q_lengths, t_lengths)
+        cells = q_lengths[q_index] * t_lengths[t_index]
+        return self._align_pairs(queries, targets, q_index, t_index, cells, output, progress)
+
+    def _align_pairs(
+        self,
+        queries: SequenceBatch,
+        targets: SequenceBatch,
+        q_index: np.ndarray,
+        t_index: np.ndarray,
+        cells: np.ndarray,
+        output: Output,
+        progress: Progress | None,
+    ) -> ScoreResult:
+        """Align the pairs of ``q_index`` and ``t_index``, of ``cells`` DP cells each, in
+        calls of the engine's size."""
         if output not in _OUTPUTS:
             raise InvalidParameter("output", output, choices=_OUTPUTS)
-        self._check_range(queries, targets)
-        cells = queries.lengths[q_index] * targets.lengths[t_index]
         engine = self._engine()
-        workers = engine.prepare(self.threads)
+        budget = engine.prepare(self.threads)
         total = int(cells.sum())
-        limit = _CHUNK_CELLS * workers
         # the GPU engine orders pairs by shape itself and reads each chunk's residues as one
         # span: it takes consecutive pairs, sparing a sort and a gather per call
         ordered = self.backend.kind == "gpu"
@@ -119,7 +135,9 @@ class Aligner:
         fields = np.empty((len(q_index), 8 if output == "cigar" else 3), dtype=np.int64, order="F")
         cigar_parts: list[tuple[np.ndarray, Cigars]] = []
         done = 0
-        for part in slices_by_cells(cells if order is None else cells[order], limit):
+        for part in slices_by_cells(
+            cells if order is None else cells[order], budget.cells, budget.pairs
+        ):
             chosen = part if order is None else order[part]
             args = (
                 queries,
@@ -193,8 +211,9 @@ class Aligner:
             from . import _cpu_backend as engine
         return engine
 
-    def _check_range(self, queries: SequenceBatch, targets: SequenceBatch) -> None:
-        longest = int(queries.lengths.max(initial=0)) + int(targets.lengths.max(initial=0))
+    def _check_range(self, q_lengths: np.ndarray, t_lengths: np.ndarray) -> None:
+        """Refuse lengths whose scores could leave the exact range."""
+        longest = int(q_lengths.max(initial=0)) + int(t_lengths.max(initial=0))
         worst = max(
             abs(self.scoring.max_score), abs(self.scoring.min_score), self.scoring.gap_open, 1
         )

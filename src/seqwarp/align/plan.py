@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import numpy as np
 
 __all__ = [
+    "CallBudget",
     "cross_product_blocks",
     "lane_groups",
     "largest_first",
@@ -25,8 +27,19 @@ def largest_first(cells: np.ndarray) -> np.ndarray:
     return np.argsort(-cells, kind="stable")
 
 
-def slices_by_cells(cells: np.ndarray, max_cells: int) -> Iterator[slice]:
-    """Consecutive slices of pairs, each holding at most ``max_cells`` cells (at least one pair)."""
+class CallBudget(NamedTuple):
+    """How much of a job one engine call takes: at most ``cells`` DP cells and ``pairs``
+    pairs (a call holds at least one pair)."""
+
+    cells: int
+    pairs: int
+
+
+def slices_by_cells(
+    cells: np.ndarray, max_cells: int, max_pairs: int | None = None
+) -> Iterator[slice]:
+    """Consecutive slices of pairs, each holding at most ``max_cells`` cells and ``max_pairs``
+    pairs (at least one pair)."""
     total = np.cumsum(cells, dtype=np.int64)
     start = 0
     n = len(cells)
@@ -34,6 +47,8 @@ def slices_by_cells(cells: np.ndarray, max_cells: int) -> Iterator[slice]:
         base = total[start - 1] if start else 0
         stop = int(np.searchsorted(total, base + max_cells, side="right"))
         stop = max(stop, start + 1)
+        if max_pairs is not None:
+            stop = min(stop, start + max_pairs)
         yield slice(start, min(stop, n))
         start = stop
 
