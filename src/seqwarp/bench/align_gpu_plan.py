@@ -17,6 +17,7 @@ import numpy as np
 
 from ..scoring import Scoring
 from ..sequences import SequenceBatch
+from . import proteins
 from .workloads import simulate_batches
 
 __all__ = [
@@ -66,7 +67,6 @@ _SHARES = {
 # at most this many read bases per length (1 M reads of 125 bp, 244,000 of 512 bp, ...)
 _MAX_READ_BASES = 125_000_000
 _MIN_PAIRS = 2000
-_PROTEIN_LENGTHS = (100, 200, 300, 400, 500, 600, 700, 800, 900, 1000)
 
 
 def dna_scoring(gap: str) -> Scoring:
@@ -180,10 +180,12 @@ def plan_sizes(
     # protein: as many of the query lengths as fit, spread over 100-1000
     queries: tuple[int, ...] = ()
     if "protein" in families:
-        per_query = [_score_cost(n * protein_residues, 512, repeats) for n in _PROTEIN_LENGTHS]
+        per_query = [
+            _score_cost(n * protein_residues, 512, repeats) for n in proteins.QUERY_LENGTHS
+        ]
         k = max(1, min(len(per_query), int(share["protein"] / statistics.mean(per_query))))
-        picks = np.linspace(0, len(_PROTEIN_LENGTHS) - 1, k).round().astype(int)
-        queries = tuple(_PROTEIN_LENGTHS[i] for i in picks)
+        picks = np.linspace(0, len(proteins.QUERY_LENGTHS) - 1, k).round().astype(int)
+        queries = tuple(proteins.QUERY_LENGTHS[i] for i in picks)
         estimate["protein"] = sum(per_query[i] for i in picks) + 5.0
 
     runs = 2 * 2 * len(MODES) * len(lengths) + 3

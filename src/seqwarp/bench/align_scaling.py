@@ -1,27 +1,34 @@
 """``python -m seqwarp.bench align-scaling``: one workload on 1, 2, ... N GPUs of a host.
 
-Runs the 512 bp global affine score-only workload and the protein workload (BLOSUM62, 11/1,
-local) through the public ``Aligner(device="gpu", gpus=k)`` for every ``k`` up to the GPUs
-visible, in one run: whole-call TCUPS (median after a warm-up), scaling efficiency against one
-GPU, and a hash of the scores and ends, which must be the same for every GPU count. With one
-GPU it also runs two device slots on that GPU (ordinals ``(0, 0)``: the multi-device path, two
-host threads and streams of work on one chip), whose ideal is the one-GPU rate. Writes JSON and
-a PNG of measured against ideal TCUPS.
+Runs, through the public ``Aligner(device="gpu", gpus=k)`` for every ``k`` up to the GPUs
+visible, in one run: the 512 bp global affine score-only workload (pairs of 512 x 512 bp) and
+the protein workload of ``python -m seqwarp.bench align-gpu`` (real proteins of 100-1000
+residues against a database of real proteins grown with shuffles, BLOSUM62 11/1, local,
+``Aligner.score_matrix``; it needs ``--data``, the inputs that benchmark prepares). Reports
+whole-call TCUPS (median after a warm-up), scaling efficiency against one GPU, and a hash of
+the output, which must be the same for every GPU count. With one GPU it also runs two device
+slots on that GPU (ordinals ``(0, 0)``: the multi-device path, two host threads and streams of
+work on one chip), whose ideal is the one-GPU rate. Writes JSON and a PNG of measured against
+ideal TCUPS.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from ..align import Aligner
-from ..alphabets import DNA, PROTEIN, Alphabet
+from ..alphabets import DNA, Alphabet
 from ..devices import Backend, gpu_count
 from ..scoring import Scoring
 from ..sequences import SequenceBatch
+from . import proteins
 from .report import (
     bar_chart,
     machine_info,
@@ -40,15 +47,34 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--pairs-512", type=int, default=200_000, help="DNA pairs of 512 bp")
     parser.add_argument(
-        "--pairs-protein", type=int, default=100_000, help="protein pairs of 512 residues"
+        "--data",
+        default=".benchdata/align-gpu",
+        help="inputs of align-gpu (--prepare-inputs); without its proteomes the protein "
+        "workload is skipped (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--protein-database", type=int, default=1_000_000, help="database sequences"
     )
     parser.add_argument(
         "--max-gpus", type=int, default=None, help="largest GPU count (default: all visible)"
     )
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=1, help="seed of the database's shuffles")
     parser.add_argument("--out", default="bench/results")
     parser.add_argument("--name", default="align-scaling")
     return parser
+
+
+@dataclass(frozen=True)
+class _Workload:
+    """One measured job: its aligner settings, size, and the call that returns its output."""
+
+    name: str
+    mode: str
+    scoring: Scoring
+    pairs: int
+    cells: int
+    run: Callable[[Aligner], np.ndarray]
 
 
 def _pairs(
@@ -73,9 +99,41 @@ def _pairs(
     )
 
 
-def _digest(ends: np.ndarray, scores: np.ndarray) -> str:
-    """SHA-256 (first 16 hex digits) of the scores and ends, in pair order."""
-    return hashlib.sha256(scores.tobytes() + ends.tobytes()).hexdigest()[:16]
+def _dna_workload(count: int) -> _Workload:
+    """512 x 512 bp pairs, global affine (+2/-1, 2/1): scores and ends."""
+    queries, targets = _pairs(count, 512, DNA, 0.05, seed=512)
+
+    def run(aligner: Aligner) -> np.ndarray:
+        result = aligner.align(queries, targets, output="ends")
+        return np.stack([result.score, result.query_end, result.target_end])
+
+    return _Workload(
+        "dna512-global-affine", "global", Scoring.dna(2, -1, 2, 1), count, count * 512 * 512, run
+    )
+
+
+def _protein_workload(data: str, size: int, seed: int) -> _Workload | None:
+    """``align-gpu``'s protein search (None without its proteomes in ``data``)."""
+    if not os.path.exists(os.path.join(data, proteins.PROTEOMES)):
+        print(f"no {proteins.PROTEOMES} in {data}: the protein workload is skipped")
+        return None
+    real = proteins.load(data)
+    queries = proteins.pick_queries(real, list(proteins.QUERY_LENGTHS))
+    database = proteins.shuffled_database(real, size, seed=seed)
+    cells = int(queries.lengths.sum()) * database.total_length
+    return _Workload(
+        f"protein-{size}-local-affine",
+        "local",
+        Scoring.from_matrix("BLOSUM62", 11, 1),
+        len(queries) * len(database),
+        cells,
+        lambda aligner: aligner.score_matrix(queries, database),
+    )
+
+
+def _digest(output: np.ndarray) -> str:
+    """SHA-256 (first 16 hex digits) of an output array's bytes."""
+    return hashlib.sha256(np.ascontiguousarray(output).tobytes()).hexdigest()[:16]
 
 
 def _configurations(top: int) -> list[tuple[str, tuple[int, ...]]]:
@@ -95,56 +153,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("seqwarp.bench align-scaling: no CUDA device visible")
         return 2
     top = min(visible, args.max_gpus or visible)
-    dna_q, dna_t = _pairs(args.pairs_512, 512, DNA, 0.05, seed=512)
-    prot_q, prot_t = _pairs(args.pairs_protein, 512, PROTEIN, 0.2, seed=7)
-    workloads = [
-        ("dna512-global-affine", "global", Scoring.dna(2, -1, 2, 1), dna_q, dna_t),
-        (
-            "protein512-local-affine",
-            "local",
-            Scoring.from_matrix("BLOSUM62", 11, 1),
-            prot_q,
-            prot_t,
-        ),
-    ]
+    workloads = [_dna_workload(args.pairs_512)]
+    protein = _protein_workload(args.data, args.protein_database, args.seed)
+    if protein is not None:
+        workloads.append(protein)
     configurations = _configurations(top)
     results = []
-    for name, mode, scoring, queries, targets in workloads:
-        if len(queries) == 0:
-            continue
-        cells = int(np.sum(queries.lengths * targets.lengths))
+    for work in workloads:
         one_gpu = None
         for label, ordinals in configurations:
             gpus = len(set(ordinals))
-            aligner = Aligner(mode, scoring, device="gpu", gpus=gpus)
+            aligner = Aligner(work.mode, work.scoring, device="gpu", gpus=gpus)
             # a repeated ordinal is not something resolve() hands out: set the slots directly
             aligner.backend = Backend("gpu", ordinals)
-            seconds, result = median_seconds(
-                lambda a=aligner, q=queries, t=targets: a.align(q, t, output="ends"), args.repeats
-            )
-            tcups = cells / seconds / 1e12
+            seconds, output = median_seconds(partial(work.run, aligner), args.repeats)
+            tcups = work.cells / seconds / 1e12
             one_gpu = one_gpu or tcups
-            ends = np.stack([result.query_end, result.target_end])
             results.append(
                 {
-                    "workload": name,
+                    "workload": work.name,
                     "label": label,
                     "gpus": gpus,
                     "ordinals": list(ordinals),
-                    "pairs": len(queries),
-                    "cells": cells,
+                    "pairs": work.pairs,
+                    "cells": work.cells,
                     "seconds": seconds,
                     "tcups": tcups,
                     "ideal_tcups": one_gpu * gpus,
                     "scaling_efficiency": tcups / (one_gpu * gpus),
-                    "output_sha256": _digest(ends, result.score),
+                    "output_sha256": _digest(output),
                     "backend": aligner.backend.describe(),
                 }
             )
     same = {
-        w: len({r["output_sha256"] for r in results if r["workload"] == w}) == 1
-        for w, *_ in workloads
-        if any(r["workload"] == w for r in results)
+        work.name: len({r["output_sha256"] for r in results if r["workload"] == work.name}) == 1
+        for work in workloads
     }
     record = {
         "benchmark": "align-scaling",

@@ -22,9 +22,11 @@ from .._jit import parallel_jit, prange
 from ..sequences import SequenceBatch, read_sequences
 from .long_reads import write_fasta
 
-__all__ = ["PROKKA_GENUS", "load", "pick_queries", "prepare", "shuffled_database"]
+__all__ = ["PROKKA_GENUS", "QUERY_LENGTHS", "load", "pick_queries", "prepare", "shuffled_database"]
 
 PROTEOMES = "proteomes.fa.gz"
+# query lengths of the database search: one real protein of each
+QUERY_LENGTHS = (100, 200, 300, 400, 500, 600, 700, 800, 900, 1000)
 # where Debian's prokka package keeps its genus protein databases (plain FASTA)
 PROKKA_GENUS = "/usr/share/prokka/db/genus"
 
