@@ -18,6 +18,7 @@ from gpu_cases import batch, scoring_for
 
 from seqwarp.align import _cpu_backend, _gpu_backend
 from seqwarp.devices import Backend, gpu_count
+from seqwarp.scoring import Scoring
 
 MODES = ("global", "semi-global", "local")
 SLOTS = ((0,), (0, 0), (0, 0, 0))
@@ -159,6 +160,20 @@ def _assert_same(cpu: np.ndarray, answers: list[np.ndarray], m: np.ndarray, n: n
         assert gpu.tobytes() == answers[0].tobytes()
 
 
+def _check_every_mode(
+    monkeypatch: pytest.MonkeyPatch, queries: list, targets: list, scoring: Scoring
+) -> None:
+    """Pairs ``(queries[i], targets[i])`` in every mode, on every slot count, against the CPU."""
+    q = batch(queries, scoring.alphabet)
+    t = batch(targets, scoring.alphabet)
+    index = np.arange(len(q), dtype=np.int64)
+    for mode in MODES:
+        args = (q, t, index, index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
+        cpu = _cpu_backend.score(*args)
+        answers = _score_on_every_slot_count(monkeypatch, args, "auto")
+        _assert_same(cpu, answers, q.lengths, t.lengths)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("stage_pairs", [1 << 15, 16])
 @pytest.mark.parametrize("lanes", ["auto", "s32"])
@@ -209,14 +224,7 @@ def test_slots_with_small_chunks_and_pieces(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(_gpu_backend, "_stage_chunk", tight)
     scoring = scoring_for("dna")
     queries, targets = _random_sequences(11, 4, count=96)
-    q = batch(queries, scoring.alphabet)
-    t = batch(targets, scoring.alphabet)
-    index = np.arange(len(q), dtype=np.int64)
-    for mode in MODES:
-        args = (q, t, index, index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
-        cpu = _cpu_backend.score(*args)
-        answers = _score_on_every_slot_count(monkeypatch, args, "auto")
-        _assert_same(cpu, answers, q.lengths, t.lengths)
+    _check_every_mode(monkeypatch, queries, targets, scoring)
 
 
 @pytest.mark.gpu
@@ -234,14 +242,7 @@ def test_more_slots_than_pairs_and_empty_ranges(monkeypatch: pytest.MonkeyPatch)
     ]
     for queries in cases:
         targets = [rng.integers(4, size=40, dtype=np.uint8) for _ in queries]
-        q = batch(queries, scoring.alphabet)
-        t = batch(targets, scoring.alphabet)
-        index = np.arange(len(q), dtype=np.int64)
-        for mode in MODES:
-            args = (q, t, index, index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
-            cpu = _cpu_backend.score(*args)
-            answers = _score_on_every_slot_count(monkeypatch, args, "auto")
-            _assert_same(cpu, answers, q.lengths, t.lengths)
+        _check_every_mode(monkeypatch, queries, targets, scoring)
 
 
 @pytest.mark.gpu
