@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from seqwarp.align import _gpu_backend, _gpu_traceback
-from seqwarp.align.plan import score_bound, shape_key, shape_order, tile_bounds
+from seqwarp.align.plan import score_bound, shape_key, shape_order, tile_cost, tile_runs
 from seqwarp.alphabets import DNA
 from seqwarp.cuda import kernel_source
 from seqwarp.sequences import SequenceBatch
@@ -88,17 +88,45 @@ def test_score_bound_covers_cells_and_gaps() -> None:
     assert bound[0] <= 2048  # 512 bp DNA stays in the half2 lane
 
 
+DNA_TILES = ((8, 16), (16, 16), (16, 32))
+
+
 def test_tiles_partition_pairs_sorted_by_shape() -> None:
-    m = np.array([40, 7, 100, 3, 900, 512, 60])
-    n = np.array([300, 5, 128, 129, 1000, 512, 513])
+    m = np.array([40, 7, 100, 3, 900, 512, 60, 500])
+    n = np.array([300, 5, 128, 129, 1000, 512, 562, 200])
     order = shape_order(shape_key(m, n))
     assert sorted(order.tolist()) == list(range(len(n)))
     assert np.all(np.diff(shape_key(m, n)[order].astype(np.int64)) >= 0)
-    bounds = tile_bounds(shape_key(m, n)[order], (128, 256, 512))
-    bins = [sorted(order[a:b].tolist()) for a, b in itertools.pairwise(bounds)]
-    assert bins == [[1, 2], [3], [0, 4, 5, 6]]
+    tiles, bounds = tile_runs(shape_key(m, n)[order], DNA_TILES, 5)
+    assert bounds[0] == 0 and bounds[-1] == len(n) and np.all(np.diff(bounds) > 0)
+    assert np.all(np.diff(tiles) != 0)  # adjacent runs differ
+    runs = zip(tiles, bounds[:-1], bounds[1:], strict=True)
+    chosen = {int(p): DNA_TILES[t] for t, a, b in runs for p in order[a:b]}
+    assert chosen[1] == chosen[2] == (8, 16)  # one 128-column stripe holds them
+    assert chosen[3] == chosen[7] == (16, 16)  # one 256-column stripe
+    assert chosen[5] == (16, 32)  # 512 columns: one wide stripe
+    assert chosen[6] == (8, 16)  # 562 columns: five 128-wide stripes, not two of 512
     same = np.full(5, 125)
     assert shape_order(shape_key(same, same)).tolist() == list(range(5))
+
+
+@pytest.mark.parametrize(
+    ("tiles", "letters"), [(DNA_TILES, 5), (((8, 8), (16, 8), (32, 8)), 21), (((16, 32),), 5)]
+)
+def test_each_target_bin_takes_its_cheapest_tile(tiles, letters) -> None:
+    lengths = np.arange(1, 9000, 7)
+    keys = shape_key(lengths, lengths)
+    chosen, bounds = tile_runs(keys, tiles, letters)
+    per_pair = np.repeat(chosen, np.diff(bounds))
+    longest = 32 * ((keys.astype(np.int64) >> 8) + 1)
+    costs = np.stack([tile_cost(longest, g, k, letters) for g, k in tiles])
+    best = costs.min(axis=0)
+    assert np.array_equal(costs[per_pair, np.arange(len(keys))], best)
+    widths = np.array([g * k for g, k in tiles])
+    for p in range(len(keys)):  # ties go to the widest tile
+        tied = np.flatnonzero(costs[:, p] == best[p])
+        assert widths[per_pair[p]] == widths[tied].max()
+    assert tile_runs(keys[:0], tiles, letters)[1].tolist() == [0]
 
 
 def test_pairs_with_an_empty_side_follow_the_cpu_rules() -> None:
@@ -164,8 +192,10 @@ def test_launches_are_slices_of_one_order() -> None:
                 launch.pairs, order[launch.start : launch.start + len(launch.pairs)]
             )
         for launch, following in itertools.pairwise(launches):
-            if following.lane == launch.lane:  # only a lane's widest tile takes wider targets
-                assert int(n[launch.pairs].max()) <= launch.group * launch.columns
+            if following.lane == launch.lane:  # runs of a lane follow the target-length bins
+                assert (launch.group, launch.columns) != (following.group, following.columns)
+                bins, next_bins = (n[launch.pairs] - 1) >> 5, (n[following.pairs] - 1) >> 5
+                assert int(bins.max()) < int(next_bins.min())
 
 
 def test_grid_sizes_profiles_and_scratch() -> None:

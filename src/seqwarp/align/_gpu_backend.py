@@ -8,7 +8,8 @@ answers, byte for byte. How a batch of pairs runs:
    default, half2 on request) when :func:`plan.score_bound` proves every value fits, else
    exact int32 (the overflow guard: a 16-bit result is never an approximation);
 3. pairs are sorted once by shape (a 16-bit radix key, skipped when all pairs share one),
-   binned by target length into tile widths (threads per group x columns per thread), and
+   given a tile (threads per group x columns per thread) by target length, the one of least
+   estimated work counting padded stripes (``plan.tile_runs``), and
    launched in chunks: contiguous ranges of that one order, so every per-pair argument is
    copied to the device once (per stage, step 5) and each chunk reads a slice of it;
 4. the residues the pairs use (the span of each code buffer they touch) go to the device
@@ -50,7 +51,7 @@ from ..devices import Backend
 from ..errors import InvalidParameter
 from ..sequences import SequenceBatch
 from . import _cpu_backend
-from .plan import CallBudget, score_bound, shape_key, shape_order, tile_bounds
+from .plan import CallBudget, score_bound, shape_key, shape_order, tile_runs
 from .results import Cigars
 
 __all__ = ["LANES", "Staged", "align", "kernel_name", "prepare", "score", "stage", "use"]
@@ -176,7 +177,6 @@ def _plan(
             narrow = _narrow(mw, nw, matrix, gap_open, gap_extend, packed)
     if tiles is None:
         tiles = _TILES_DNA if matrix.shape[0] <= 8 else _TILES_PROTEIN
-    widths = tuple(g * k for g, k in tiles)
     bytes_fit = packed == "s16x2" and int(matrix.min()) >= -128 and int(matrix.max()) <= 127
     if mw.min() == mw.max() and nw.min() == nw.max():
         # one shape: the pairs are in order already
@@ -197,12 +197,12 @@ def _plan(
     launches = []
     for lane, base, _, lane_keys in parts:
         kernel_lane = "s16x2-bytes" if lane == "s16x2" and bytes_fit else lane
-        bounds = tile_bounds(lane_keys, widths)
-        for (group, columns), a, b in zip(tiles, bounds[:-1], bounds[1:], strict=True):
-            if b > a:
-                start = base + int(a)
-                pairs = order[start : base + int(b)]
-                launches.append(_Launch(lane, kernel_lane, group, columns, pairs, start))
+        chosen_tiles, bounds = tile_runs(lane_keys, tiles, matrix.shape[0] + 1)
+        for tile, a, b in zip(chosen_tiles.tolist(), bounds[:-1], bounds[1:], strict=True):
+            group, columns = tiles[tile]
+            start = base + int(a)
+            pairs = order[start : base + int(b)]
+            launches.append(_Launch(lane, kernel_lane, group, columns, pairs, start))
     return launches
 
 

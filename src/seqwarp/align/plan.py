@@ -16,7 +16,8 @@ __all__ = [
     "shape_key",
     "shape_order",
     "slices_by_cells",
-    "tile_bounds",
+    "tile_cost",
+    "tile_runs",
     "traceback_block",
 ]
 
@@ -114,14 +115,49 @@ def shape_key(query_lengths: np.ndarray, target_lengths: np.ndarray) -> np.ndarr
     return ((high << 8) | np.minimum((m - 1) >> 5, 255)).astype(np.uint16)
 
 
-def tile_bounds(sorted_keys: np.ndarray, widths: tuple[int, ...]) -> np.ndarray:
-    """Where each tile width's bin ends in pairs sorted by :func:`shape_key`: a pair belongs to
-    the narrowest width (a multiple of 32) that holds its target, the last width taking every
-    longer target in stripes. Returns ``len(widths) + 1`` boundaries, starting at 0."""
-    high = np.asarray(sorted_keys, dtype=np.uint16) >> 8
-    columns = np.minimum(np.asarray(widths[:-1], dtype=np.int64) // 32, 256)
-    cuts = np.searchsorted(high, columns.astype(np.uint16), side="left")
-    return np.concatenate(([0], cuts, [len(high)])).astype(np.int64)
+# a thread's fixed work per row (shuffles, profile loads), in cells: measured as 16 x 32
+# tiles beating 32 x 16 by 8-16 % on the H200
+_ROW_OVERHEAD_CELLS = 3
+# a tile that needs several stripes must win by this factor (the boundary column handed
+# between stripes through memory, and costs the estimate leaves out)
+_STRIPED_MARGIN = 1.1
+
+
+def tile_cost(target: np.ndarray, group: int, columns: int, letters: int) -> np.ndarray:
+    """Estimated work (in cell updates) of a GPU group of ``group`` threads x ``columns``
+    columns on a pair whose target (and query) is ``target`` long: its stripes of
+    ``group * columns`` target columns, each with ``target + group - 1`` wavefront steps
+    and a substitution profile of ``letters`` rows to build; several stripes cost
+    ``_STRIPED_MARGIN`` times more."""
+    width = group * columns
+    stripes = -(-np.asarray(target, dtype=np.int64) // width)
+    per_row = width * (1 + _ROW_OVERHEAD_CELLS / columns)
+    work = stripes * ((target + group - 1) * per_row + letters * width)
+    return np.where(stripes > 1, _STRIPED_MARGIN * work, work)
+
+
+def tile_runs(
+    sorted_keys: np.ndarray, tiles: tuple[tuple[int, int], ...], letters: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The GPU tile of each run of pairs sorted by :func:`shape_key`: ``(tile, bounds)``, run
+    ``r`` being pairs ``bounds[r]:bounds[r + 1]`` on tile ``tiles[tile[r]]`` (threads per
+    group, columns per thread). Each 32-column bin of target lengths takes the tile of least
+    :func:`tile_cost` at the bin's longest target (ties to the wider tile): a target just
+    over one wide stripe goes to several narrow stripes rather than two wide ones, half
+    padding; adjacent bins on one tile make one run."""
+    high = (np.asarray(sorted_keys, dtype=np.uint16) >> 8).astype(np.int64)
+    if len(high) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    bins, starts = np.unique(high, return_index=True)
+    longest = 32 * (bins + 1)
+    costs = np.stack([tile_cost(longest, g, k, letters) for g, k in tiles])
+    widths = np.array([g * k for g, k in tiles])
+    # least cost, ties to the wider tile: scan the tiles widest first
+    widest_first = np.argsort(-widths, kind="stable")
+    choice = widest_first[np.argmin(costs[widest_first], axis=0)]
+    first = np.concatenate(([0], np.flatnonzero(np.diff(choice)) + 1))
+    bounds = np.append(starts[first], len(high)).astype(np.int64)
+    return choice[first].astype(np.int64), bounds
 
 
 def lane_groups(q_len: np.ndarray, t_len: np.ndarray, lanes: int) -> tuple[np.ndarray, np.ndarray]:
