@@ -8,7 +8,9 @@ instantiations named in ``name_expressions``.
 Caching: the key covers the source with its headers, the options, the name expressions, the
 device's architecture, the NVRTC version and seqwarp's version. It is written into the source
 as a comment, so CuPy's on-disk cache (keyed by source, options, architecture and NVRTC) sees
-every part of it, and compiled modules are memoised per (key, device) in this process.
+every part of it, and compiled modules are memoised per (key, device) in this process. A
+repeated request (same file, instantiations, options and device) returns the module before
+the sources are read again: they are package data, read once per process.
 
 Errors: a failed compile raises :class:`seqwarp.errors.CompileError` with the kernel name, the
 options and the compiler log. ``SEQWARP_DUMP_CUDA_SOURCE_ON_ERROR=1`` also prints the source
@@ -35,6 +37,9 @@ _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$', re.MULTILINE)
 _BASE_OPTIONS = ("-std=c++17",)
 _lock = threading.Lock()
 _memo: dict[tuple[str, int], Module] = {}
+# (package, file, name expressions, options, device ordinal) -> module: a GPU call asks for
+# its module once per stage, and reading and hashing the sources each time costs milliseconds
+_requests: dict[tuple[str, str, tuple[str, ...], tuple[str, ...], int], Module] = {}
 
 
 def kernel_source(package: str, filename: str) -> str:
@@ -101,16 +106,21 @@ def compile_module(
     """
     import cupy
 
-    source = kernel_source(package, filename)
     all_options = (*_BASE_OPTIONS, *options)
     if os.environ.get("SEQWARP_CUDA_LINEINFO") == "1":
         all_options = (*all_options, "-lineinfo")
-    ordinal, arch, nvrtc = _device_facts()
     names = tuple(name_expressions)
+    request = (package, filename, names, all_options, cupy.cuda.runtime.getDevice())
+    known = _requests.get(request)
+    if known is not None:
+        return known
+    source = kernel_source(package, filename)
+    ordinal, arch, nvrtc = _device_facts()
     key = _cache_key(source, all_options, names, arch, nvrtc)
     with _lock:
         module = _memo.get((key, ordinal))
         if module is not None:
+            _requests[request] = module
             return module
         keyed_source = f"// seqwarp {__version__} cache key {key}\n{source}"
         raw = cupy.RawModule(
@@ -124,4 +134,5 @@ def compile_module(
             raise CompileError(filename, all_options, str(error)) from None
         module = Module(raw, filename, key)
         _memo[(key, ordinal)] = module
+        _requests[request] = module
         return module
