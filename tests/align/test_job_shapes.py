@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from seqwarp import InvalidParameter, LengthMismatch
-from seqwarp.align import Aligner
+from seqwarp.align import Aligner, api
 from seqwarp.align.plan import slices_by_cells
 from seqwarp.scoring import Scoring
 
@@ -18,13 +18,20 @@ def _random(rng: np.random.Generator, count: int, low: int, high: int) -> list[s
 
 
 @pytest.mark.parametrize("mode", ["global", "semi-global", "local"])
-def test_score_matrix_equals_pairs(mode: str, rng: np.random.Generator) -> None:
+@pytest.mark.parametrize("block_pairs", [1 << 20, 4])
+def test_score_matrix_equals_pairs(
+    mode: str, block_pairs: int, rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In one block and in blocks of a query row or less, as a GPU's larger blocks are."""
+    monkeypatch.setattr(api, "_CROSS_BLOCK_PAIRS", block_pairs)
     queries, targets = _random(rng, 7, 1, 60), _random(rng, 5, 1, 60)
     aligner = Aligner(mode, Scoring.dna(2, -1, 2, 1), device="cpu")
     matrix = aligner.score_matrix(queries, targets)
     for qi, q in enumerate(queries):
         expected = aligner.align([q] * len(targets), targets, output="score").score
         np.testing.assert_array_equal(matrix[qi], expected)
+    hits = aligner.top_hits(queries, targets, 2)
+    assert np.array_equal(hits.score, np.sort(matrix, axis=1)[:, ::-1][:, :2])
 
 
 def test_top_hits_rank_and_ties(rng: np.random.Generator) -> None:

@@ -32,6 +32,8 @@ _MODES = ("global", "semi-global", "local")
 _OUTPUTS = ("score", "ends", "cigar")
 # |score| must stay far from int32's limit: |DP cell| <= (m + n) * max(|substitution|, gap cost)
 _SCORE_LIMIT = (1 << 30) - (1 << 20)
+# pairs per block of a cross product on the CPU (its index arrays stay small)
+_CROSS_BLOCK_PAIRS = 1 << 20
 
 
 class Aligner:
@@ -171,7 +173,7 @@ class Aligner:
         q = self._batch(queries, "queries")
         t = self._batch(targets, "targets")
         scores = np.empty((len(q), len(t)), dtype=np.int64)
-        for rows, qi, ti in cross_product_blocks(len(q), len(t), 1 << 20):
+        for rows, qi, ti in cross_product_blocks(len(q), len(t), self._block_pairs()):
             scores[rows] = self.align_indexed(q, t, qi, ti, "score", progress=None).score.reshape(
                 -1, len(t)
             )
@@ -188,7 +190,7 @@ class Aligner:
         keep = min(k, len(t))
         index = np.full((len(q), k), -1, dtype=np.int64)
         best = np.zeros((len(q), k), dtype=np.int64)
-        for rows, qi, ti in cross_product_blocks(len(q), len(t), 1 << 20):
+        for rows, qi, ti in cross_product_blocks(len(q), len(t), self._block_pairs()):
             block = self.align_indexed(q, t, qi, ti, "score").score.reshape(-1, len(t))
             ranked = np.argsort(-block, axis=1, kind="stable")[:, :keep]
             index[rows, :keep] = ranked
@@ -201,6 +203,13 @@ class Aligner:
 
     def _batch(self, sequences, what: str) -> SequenceBatch:
         return as_batch(sequences, self.scoring.alphabet, what)
+
+    def _block_pairs(self) -> int:
+        """Pairs per block of a cross product: on a GPU a whole call's worth (fewer calls, and
+        the targets go to the device once per block), else ``_CROSS_BLOCK_PAIRS``."""
+        if self.backend.kind == "gpu":
+            return self._engine().prepare(self.threads).pairs
+        return _CROSS_BLOCK_PAIRS
 
     def _engine(self):
         if self.backend.kind == "gpu":
