@@ -17,6 +17,7 @@ import pytest
 from gpu_cases import batch, scoring_for
 
 from seqwarp.align import _cpu_backend, _gpu_backend
+from seqwarp.align.results import Cigars
 from seqwarp.devices import Backend, gpu_count
 from seqwarp.scoring import Scoring
 
@@ -101,6 +102,68 @@ def test_partition_without_pairs_or_cells() -> None:
     # pairs of no cells after the last boundary stay in the last range
     cells = np.array([5, 5, 0, 0])
     assert _check_partition(cells, 2).tolist() == [0, 1, 4]
+
+
+def test_on_devices_runs_every_range_with_cells(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One contiguous range per device, ranges without cells skipped, results in device
+    order, and a worker's error raised after the others finished."""
+    cells = np.array([0, 0, 5, 5, 0, 5, 5, 0, 0, 0], dtype=np.int64)
+    monkeypatch.setattr(_gpu_backend, "_devices", (3, 4, 5, 6))
+    seen = _gpu_backend.on_devices(cells, lambda device, a, b: (device, a, b))
+    assert [d for d, _, _ in seen] == sorted(d for d, _, _ in seen)
+    covered = [p for _, a, b in seen for p in range(a, b)]
+    assert sorted(covered) == covered and np.flatnonzero(cells).tolist() == [
+        p for p in covered if cells[p]
+    ]
+    assert all(cells[a:b].any() for _, a, b in seen)
+    monkeypatch.setattr(_gpu_backend, "_devices", (0,))
+    assert _gpu_backend.on_devices(cells, lambda *share: share) == [(0, 0, 10)]
+    assert _gpu_backend.on_devices(np.zeros(3, dtype=np.int64), lambda *share: share) == []
+    monkeypatch.setattr(_gpu_backend, "_devices", (0, 1))
+    finished = []
+
+    def work(device: int, a: int, b: int) -> None:
+        if device == 0:
+            raise RuntimeError("device 0 failed")
+        finished.append(device)
+
+    with pytest.raises(RuntimeError, match="device 0 failed"):
+        _gpu_backend.on_devices(cells, work)
+    assert finished == [1]
+
+
+def test_traceback_leaves_empty_and_oversized_pairs_to_the_cpu(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every pair is answered once: on a device, or by the CPU when a side is empty or its
+    flags do not fit (a stand-in for the device work marks what it took)."""
+    from seqwarp.align import _gpu_traceback
+
+    scoring = scoring_for("dna")
+    queries, targets = _random_sequences(4, 4, count=30)
+    q = batch(queries, scoring.alphabet)
+    t = batch(targets, scoring.alphabet)
+    index = np.arange(len(q), dtype=np.int64)
+    args = (q, t, index, index, scoring.matrix, "local", scoring.gap_open, scoring.gap_extend)
+    cpu_fields, cpu_cigars = _cpu_backend.align(*args)
+    taken = []
+
+    def device_share(device, queries, targets, share, m, n, base, scoring, out, parts, marks):
+        both = np.flatnonzero((m > 0) & (n > 0))
+        oversized = both[::3]  # every third pair "does not fit"
+        done = base + np.setdiff1d(both, oversized)
+        out[done] = cpu_fields[done]
+        parts.append((done, Cigars.from_strings([cpu_cigars[p] for p in done])))
+        taken.extend(done.tolist())
+        return oversized
+
+    for devices in ((0,), (0, 1, 2)):
+        taken.clear()
+        monkeypatch.setattr(_gpu_backend, "_devices", devices)
+        monkeypatch.setattr(_gpu_traceback, "_align_share", device_share)
+        fields, cigars = _gpu_traceback.align(*args)
+        assert np.array_equal(fields, cpu_fields) and list(cigars) == list(cpu_cigars)
+        assert 0 < len(taken) < len(q)
 
 
 # --- on the GPU -------------------------------------------------------------------------

@@ -40,9 +40,10 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -97,6 +98,8 @@ _COPY_CORES = max(1, (os.cpu_count() or 1) // 2)
 
 # CUDA devices in use, one per share of a score() call; an ordinal may repeat
 _devices: tuple[int, ...] = (0,)
+
+T = TypeVar("T")
 
 
 def use(backend: Backend) -> None:
@@ -836,31 +839,38 @@ def score(
         )
         return _with_empty_pairs(host.T, empty, m, n, mode, gap_open, gap_extend)
     host = _pinned(cp, np.int64, (3, len(m)))
-    cells = m * n
-    bounds = _partition(np.cumsum(cells, out=cells), len(_devices)).tolist()
-    with ThreadPoolExecutor(len(_devices), thread_name_prefix="seqwarp-gpu") as pool:
-        futures = [
-            pool.submit(
-                _score_part,
-                cp,
-                device,
-                queries,
-                targets,
-                q_index[a:b],
-                t_index[a:b],
-                tuple(None if first is None else first + a for first in firsts),
-                m[a:b],
-                n[a:b],
-                *scoring,
-                host[:, a:b],
-            )
-            for device, a, b in zip(_devices, bounds[:-1], bounds[1:], strict=True)
-            if not empty[a:b].all()
-        ]
-        # the first error is raised here, once every device's thread has finished
-        for future in futures:
-            future.result()
+
+    def part(device: int, a: int, b: int) -> None:
+        _score_part(
+            cp, device, queries, targets, q_index[a:b], t_index[a:b], shifted(firsts, a),
+            m[a:b], n[a:b], *scoring, host[:, a:b],
+        )  # fmt: skip
+
+    on_devices(m * n, part)
     return _with_empty_pairs(host.T, empty, m, n, mode, gap_open, gap_extend)
+
+
+def shifted(firsts: tuple[int | None, int | None], a: int) -> tuple[int | None, int | None]:
+    """The first query and target index of a share starting at pair ``a`` (see :func:`_first`)."""
+    return tuple(None if first is None else first + a for first in firsts)
+
+
+def on_devices(cells: np.ndarray, work: Callable[[int, int, int], T]) -> list[T]:
+    """``work(device, a, b)`` for one contiguous range ``a:b`` of a call's pairs per device,
+    of near-equal ``cells`` (ranges without cells are skipped), each in a host thread of its
+    own when there are several devices. Returns the results in device order; the first
+    error is raised once every thread has finished."""
+    if len(_devices) == 1:
+        return [work(_devices[0], 0, len(cells))] if cells.any() else []
+    bounds = _partition(np.cumsum(cells), len(_devices)).tolist()
+    shares = [
+        (device, a, b)
+        for device, a, b in zip(_devices, bounds[:-1], bounds[1:], strict=True)
+        if cells[a:b].any()
+    ]
+    with ThreadPoolExecutor(max(1, len(shares)), thread_name_prefix="seqwarp-gpu") as pool:
+        futures = [pool.submit(work, *share) for share in shares]
+        return [future.result() for future in futures]
 
 
 def _pinned(cp: Any, dtype: type, shape: tuple[int, ...]) -> np.ndarray:

@@ -16,7 +16,6 @@ aligned by the CPU backend (its linear-space traceback) in the same call.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,38 +99,17 @@ def align(
     n = _gpu_backend._lengths(targets, t_index, firsts[1])
     out = np.empty((len(m), _FIELDS), dtype=np.int64)
     parts: list[tuple[np.ndarray, Cigars]] = []
-    devices = _gpu_backend._devices
-    bounds = _gpu_backend._partition(np.cumsum(m * n), len(devices)).tolist()
-    shares = [
-        (device, a, b)
-        for device, a, b in zip(devices, bounds[:-1], bounds[1:], strict=True)
-        if b > a
-    ]
 
     def run(device: int, a: int, b: int) -> np.ndarray:
-        share = (q_index[a:b], t_index[a:b], *(None if f is None else f + a for f in firsts))
+        share = (q_index[a:b], t_index[a:b], *_gpu_backend.shifted(firsts, a))
         return a + _align_share(
-            device,
-            queries,
-            targets,
-            share,
-            m[a:b],
-            n[a:b],
-            a,
-            (matrix, mode, gap_open, gap_extend),
-            out,
-            parts,
-            marks,
-        )
+            device, queries, targets, share, m[a:b], n[a:b], a,
+            (matrix, mode, gap_open, gap_extend), out, parts, marks,
+        )  # fmt: skip
 
-    if len(shares) == 1:
-        left = [run(*shares[0])]
-    else:
-        with ThreadPoolExecutor(len(shares), thread_name_prefix="seqwarp-gpu") as pool:
-            futures = [pool.submit(run, *share) for share in shares]
-            # the first error is raised here, once every device's thread has finished
-            left = [future.result() for future in futures]
-    rest = np.concatenate(left) if left else np.zeros(0, dtype=np.int64)
+    too_large = _gpu_backend.on_devices(m * n, run)
+    # the pairs with an empty side, and those whose flags do not fit a device
+    rest = np.sort(np.concatenate([np.flatnonzero((m == 0) | (n == 0)), *too_large]))
     if rest.size:
         fields, texts = _cpu_backend.align(
             queries, targets, q_index[rest], t_index[rest], matrix, mode, gap_open, gap_extend
@@ -156,16 +134,18 @@ def _align_share(
 ) -> np.ndarray:
     """Align one device's share of a call (pairs ``base ...`` of it: their indices and the
     first of each when consecutive, lengths ``m`` and ``n``): fields into ``out``, CIGARs
-    appended to ``parts``; returns the positions in the share of the pairs left to the CPU
-    (an empty side, or flags beyond a quarter of the device's free memory)."""
+    appended to ``parts``; returns the positions in the share of the pairs (both sides
+    non-empty) whose flags need more than a quarter of the device's free memory, left to the
+    CPU."""
     import cupy as cp
 
     q_index, t_index, *firsts = share
     with cp.cuda.Device(device):
         free = int(cp.cuda.Device().mem_info[0])
         # the widest tile's stripes bound every pair's flags from above
-        on_gpu = (m > 0) & (n > 0) & (flag_bytes(m, n, 512) <= free // 4)
-        gpu = np.flatnonzero(on_gpu)
+        both = (m > 0) & (n > 0)
+        fits = flag_bytes(m, n, 512) <= free // 4
+        gpu = np.flatnonzero(both & fits)
         if gpu.size:
             # only the residues these pairs touch go to the device (as for scores)
             spans = _gpu_backend._spans(queries, targets, q_index, t_index, tuple(firsts), m, n)
@@ -183,7 +163,7 @@ def _align_share(
                 parts,
                 marks,
             )
-    return np.flatnonzero(~on_gpu)
+    return np.flatnonzero(both & ~fits)
 
 
 def _upload(cp: Any, sources: list[np.ndarray]) -> Any:
