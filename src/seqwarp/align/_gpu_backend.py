@@ -737,7 +737,8 @@ def _stages(m: np.ndarray, n: np.ndarray) -> list[tuple[int, int]]:
     count = min(_STAGES, max(1, len(m) // _MIN_STAGE_PAIRS))
     if count == 1:
         return [(0, len(m))]
-    bounds = _partition(np.cumsum(m * n), count).tolist()
+    cells = m * n
+    bounds = _partition(np.cumsum(cells, out=cells), count).tolist()
     return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 
 
