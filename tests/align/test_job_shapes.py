@@ -108,3 +108,12 @@ def test_call_slices_respect_both_budgets(max_pairs: int | None, rng: np.random.
         if part.stop < len(cells):
             grown = int(cells[part.start : part.stop + 1].sum())
             assert grown > 1200 or (max_pairs is not None and size == max_pairs)
+
+
+def test_a_call_within_both_budgets_is_one_slice() -> None:
+    cells = np.array([3, 0, 7, 5])
+    assert list(slices_by_cells(cells, 15)) == [slice(0, 4)]
+    assert list(slices_by_cells(cells, 15, 4)) == [slice(0, 4)]
+    assert list(slices_by_cells(cells, 14)) == [slice(0, 3), slice(3, 4)]
+    assert list(slices_by_cells(cells, 15, 3)) == [slice(0, 3), slice(3, 4)]
+    assert list(slices_by_cells(cells[:0], 15)) == []

@@ -41,9 +41,14 @@ def slices_by_cells(
 ) -> Iterator[slice]:
     """Consecutive slices of pairs, each holding at most ``max_cells`` cells and ``max_pairs``
     pairs (at least one pair)."""
+    n = len(cells)
+    if n == 0:
+        return
+    if n <= (max_pairs or n) and int(cells.sum(dtype=np.int64)) <= max_cells:
+        yield slice(0, n)  # one slice: no running total needed
+        return
     total = np.cumsum(cells, dtype=np.int64)
     start = 0
-    n = len(cells)
     while start < n:
         base = total[start - 1] if start else 0
         stop = int(np.searchsorted(total, base + max_cells, side="right"))
