@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import dnaio
 import numpy as np
@@ -56,9 +57,12 @@ class SequenceBatch:
             names = [str(i) for i in range(len(raw))]
         return _encode(raw, list(names), get_alphabet(alphabet), None)
 
-    @property
+    @cached_property
     def lengths(self) -> np.ndarray:
-        return np.diff(self.offsets)
+        """Every sequence's length (computed once per batch, read-only)."""
+        lengths = np.diff(self.offsets)
+        lengths.setflags(write=False)
+        return lengths
 
     @property
     def total_length(self) -> int:

@@ -23,7 +23,9 @@ answers, byte for byte. How a batch of pairs runs:
    first;
 6. every chunk writes its pairs' rows of a stage's device result array; the rows are put
    back in call order, widened on the device and copied to pinned host memory
-   asynchronously, field by field (the caller copies whole columns out);
+   asynchronously, field by field; as each stage's copy completes, the host moves it into
+   the call's column-major result while the later stages run (the columns are the
+   caller's, without another copy);
 7. with several devices (``Aligner(gpus=N)``) the call's pairs are split into N contiguous
    ranges of near-equal cells, one per device, and each device runs steps 2-6 on its range
    alone, driven by a host thread of its own: its residue span, upload, stages, kernels and
@@ -38,7 +40,6 @@ pass keeping direction flags, walked back on the device with the CPU engine's ru
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -84,17 +85,18 @@ _SCRATCH_BYTES = 1 << 30
 # that its first kernels start while the later chunks' residues are still being copied
 _MIN_CHUNKS = 8
 _MIN_CHUNK_PAIRS = 1 << 14
-# residues go to the device in pieces of this size, each of a device's copy threads staging
-# every k-th piece through two pinned buffers of its own; the devices share half the cores
-# for them (at most 8 threads each), leaving the rest to their planning
+# residues go to the device in pieces of this size, each of a device's _COPY_THREADS copy
+# threads staging every k-th piece through two pinned buffers of its own (measured on the
+# H200 hosts: 2 threads per device beat 4 and 8 by 5-20 % in whole calls, 1 and 2 GPUs:
+# more threads contend with the planning for the interpreter and memory bandwidth)
 _PIECE_BYTES = 1 << 23
+_COPY_THREADS = 2
 # a device's share of a call is planned and queued in up to _STAGES stages of at least
 # _MIN_STAGE_PAIRS pairs (the host plans one while the device runs the one before), and its
 # chunks alternate between _STREAMS compute streams (one kernel's tail overlaps the next)
 _STAGES = 4
 _MIN_STAGE_PAIRS = 1 << 15
 _STREAMS = 2
-_COPY_CORES = max(1, (os.cpu_count() or 1) // 2)
 
 # CUDA devices in use, one per share of a score() call; an ordinal may repeat
 _devices: tuple[int, ...] = (0,)
@@ -288,10 +290,10 @@ def _take(values: np.ndarray, index: np.ndarray, first: int | None) -> np.ndarra
 
 def _lengths(batch: SequenceBatch, index: np.ndarray, first: int | None) -> np.ndarray:
     """Lengths of ``batch``'s sequences ``index`` (int64), from the offsets they need only."""
+    lengths = batch.lengths
     if first is None:
-        return batch.lengths[index].astype(np.int64, copy=False)
-    offsets = batch.offsets[first : first + len(index) + 1]
-    return (offsets[1:] - offsets[:-1]).astype(np.int64, copy=False)
+        return lengths[index].astype(np.int64, copy=False)
+    return lengths[first : first + len(index)].astype(np.int64, copy=False)
 
 
 @dataclass(frozen=True)
@@ -757,23 +759,22 @@ def _score_part(
     gap_open: int,
     gap_extend: int,
     lanes: str,
-    host: np.ndarray | None = None,
-) -> np.ndarray:
-    """Score pairs (not all with an empty side) on ``device``; returns ``host``, their
-    (3, pairs) int64 fields in pinned memory (a new array when None). The rows of pairs with
-    an empty side are left to the caller. The residues start on their way to the device
-    first; the pairs are then planned and queued in stages, so that the host plans a stage
-    while the device runs the one before."""
+    out: np.ndarray,
+) -> None:
+    """Score pairs (not all with an empty side) on ``device`` into ``out``, their (3, pairs)
+    int64 fields (the rows of pairs with an empty side are left to the caller). The residues
+    start on their way to the device first; the pairs are then planned and queued in stages,
+    so that the host plans a stage while the device runs the one before, and each stage's
+    results are copied into ``out`` (from pinned memory) while the later stages run."""
     with cp.cuda.Device(device):
         spans = _spans(queries, targets, q_index, t_index, firsts, m, n)
-        copy_threads = min(8, _COPY_CORES // len(_devices))
-        upload = _Upload(cp, device, spans.sources, copy_threads)
-        if host is None:
-            host = _pinned(cp, np.int64, (3, len(m)))
+        upload = _Upload(cp, device, spans.sources, _COPY_THREADS)
+        host = _pinned(cp, np.int64, (3, len(m)))
         affine = gap_open != gap_extend
         data = _data(cp, matrix, gap_open, gap_extend)
         streams = [cp.cuda.Stream(non_blocking=True) for _ in range(_STREAMS)]
         alive = []  # every stage's device buffers, until the streams are synchronised
+        gathered = []  # (stage range, event after its results' copy to host)
         try:
             for a, b in _stages(m, n):
                 sm, sn = m[a:b], n[a:b]
@@ -795,11 +796,14 @@ def _score_part(
                 )
                 full = _queue_gather(cp, device_out, streams[0], pairs, host[:, a:b])
                 alive.append((pairs, keep, full))
+                gathered.append((a, b, streams[0].record()))
+            for a, b, event in gathered:
+                event.synchronize()
+                np.copyto(out[:, a:b], host[:, a:b])
         finally:
             for stream in streams:
                 stream.synchronize()
         upload.join()
-    return host
 
 
 def score(
@@ -827,28 +831,33 @@ def score(
     firsts = (_first(q_index), _first(t_index))
     m = _lengths(queries, q_index, firsts[0])
     n = _lengths(targets, t_index, firsts[1])
-    empty = (m == 0) | (n == 0)
-    if empty.all():
-        return _with_empty_pairs(
-            np.empty((len(m), 3), dtype=np.int64), empty, m, n, mode, gap_open, gap_extend
-        )
+    # fields in columns (the caller takes whole columns); the devices fill their rows' fields
+    out = np.empty((len(m), 3), dtype=np.int64, order="F")
+    empty = _empty_sides(m, n)
+    if empty is not None and empty.all():
+        return _with_empty_pairs(out, empty, m, n, mode, gap_open, gap_extend)
     scoring = (matrix, mode, gap_open, gap_extend, lanes)
-    # fields in rows: the caller copies out whole columns of the transposed array
     if len(_devices) == 1:
-        host = _score_part(
-            cp, _devices[0], queries, targets, q_index, t_index, firsts, m, n, *scoring
+        _score_part(
+            cp, _devices[0], queries, targets, q_index, t_index, firsts, m, n, *scoring, out.T
         )
-        return _with_empty_pairs(host.T, empty, m, n, mode, gap_open, gap_extend)
-    host = _pinned(cp, np.int64, (3, len(m)))
+        return _with_empty_pairs(out, empty, m, n, mode, gap_open, gap_extend)
 
     def part(device: int, a: int, b: int) -> None:
         _score_part(
             cp, device, queries, targets, q_index[a:b], t_index[a:b], shifted(firsts, a),
-            m[a:b], n[a:b], *scoring, host[:, a:b],
+            m[a:b], n[a:b], *scoring, out.T[:, a:b],
         )  # fmt: skip
 
     on_devices(m * n, part)
-    return _with_empty_pairs(host.T, empty, m, n, mode, gap_open, gap_extend)
+    return _with_empty_pairs(out, empty, m, n, mode, gap_open, gap_extend)
+
+
+def _empty_sides(m: np.ndarray, n: np.ndarray) -> np.ndarray | None:
+    """Which pairs have an empty side (None when none has: two reductions, no mask)."""
+    if len(m) and int(m.min()) > 0 and int(n.min()) > 0:
+        return None
+    return (m == 0) | (n == 0)
 
 
 def shifted(firsts: tuple[int | None, int | None], a: int) -> tuple[int | None, int | None]:
@@ -884,15 +893,15 @@ def _pinned(cp: Any, dtype: type, shape: tuple[int, ...]) -> np.ndarray:
 
 def _with_empty_pairs(
     out: np.ndarray,
-    empty: np.ndarray,
+    empty: np.ndarray | None,
     m: np.ndarray,
     n: np.ndarray,
     mode: str,
     gap_open: int,
     gap_extend: int,
 ) -> np.ndarray:
-    """``out`` with the rows of the pairs with an empty side filled in."""
-    if empty.any():
+    """``out`` with the rows of the pairs with an empty side (``empty``, None: none) filled in."""
+    if empty is not None and empty.any():
         s, qe, te = _empty_pairs(m[empty], n[empty], mode, gap_open, gap_extend)
         out[empty, 0], out[empty, 1], out[empty, 2] = s, qe, te
     return out

@@ -160,7 +160,7 @@ class Aligner:
                 fields = values  # one chunk of all pairs, in call order: no copy
             else:
                 fields[chosen] = values
-            done += int(cells[chosen].sum())
+            done = total if part.stop == len(cells) else done + int(cells[chosen].sum())
             if progress is not None:
                 progress(done, total)
         cigars = Cigars.scatter(len(q_index), cigar_parts) if output == "cigar" else None
@@ -234,10 +234,16 @@ class Aligner:
             )
 
     def _result(self, output, q_index, t_index, fields, cigars, queries, targets) -> ScoreResult:
+        """The result of one call; ``fields`` is the call's own array, so its contiguous
+        columns are handed out as they are (the GPU and API arrays are column-major)."""
+
+        def column(k: int) -> np.ndarray:
+            return np.ascontiguousarray(fields[:, k])
+
         common = {
             "query_index": q_index,
             "target_index": t_index,
-            "score": fields[:, 0].copy(),
+            "score": column(0),
             "backend": self.backend.describe(),
             "query_names": queries.names,
             "target_names": targets.names,
@@ -245,19 +251,17 @@ class Aligner:
         if output == "score":
             return ScoreResult(**common)
         if output == "ends":
-            return EndsResult(
-                **common, query_end=fields[:, 1].copy(), target_end=fields[:, 2].copy()
-            )
+            return EndsResult(**common, query_end=column(1), target_end=column(2))
         return CigarResult(
             **common,
-            query_begin=fields[:, 1].copy(),
-            query_end=fields[:, 2].copy(),
-            target_begin=fields[:, 3].copy(),
-            target_end=fields[:, 4].copy(),
+            query_begin=column(1),
+            query_end=column(2),
+            target_begin=column(3),
+            target_end=column(4),
             cigar=cigars,
-            matches=fields[:, 6].copy(),
-            mismatches=fields[:, 7].copy(),
-            alignment_length=fields[:, 5].copy(),
+            matches=column(6),
+            mismatches=column(7),
+            alignment_length=column(5),
         )
 
 
