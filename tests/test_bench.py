@@ -323,3 +323,36 @@ def test_prepare_gpu_inputs(tmp_path, capsys: pytest.CaptureFixture[str]) -> Non
         "long_reads.fa.gz",
         "proteomes.fa.gz",
     ]
+
+
+def test_tile_benchmark_cases_pairs_and_estimates(capsys: pytest.CaptureFixture[str]) -> None:
+    """align-tiles: reads against windows 10 % longer, proteins of equal length; pairs of
+    that shape with about 4 % substitutions; the estimated tile is the one the GPU backend
+    plans for such pairs."""
+    from seqwarp.align import _gpu_backend
+    from seqwarp.bench import align_tiles
+
+    cases = align_tiles.cases([125, 512], [300])
+    assert [(c.query, c.target) for c in cases] == [(125, 138), (512, 564), (300, 300)]
+    assert [c.mode for c in cases] == ["global", "global", "local"]
+    for case in cases:
+        queries, targets = align_tiles.synthetic_pairs(case, 1e8, np.random.default_rng(3))
+        assert len(queries) == len(targets) == max(4096, int(1e8 // (case.query * case.target)))
+        assert set(queries.lengths.tolist()) == {case.query}
+        assert set(targets.lengths.tolist()) == {case.target}
+        assert int(targets.codes.max()) < case.letters
+        start = (case.target - case.query) // 2
+        middle = targets.codes.reshape(len(targets), -1)[:, start : start + case.query]
+        differ = float(np.mean(middle != queries.codes.reshape(len(queries), -1)))
+        assert 0.035 < differ < 0.045
+        again, _ = align_tiles.synthetic_pairs(case, 1e8, np.random.default_rng(3))
+        assert np.array_equal(again.codes, queries.codes)
+        s = case.scoring
+        m = np.full(3, case.query)
+        n = np.full(3, case.target)
+        (launch,) = _gpu_backend._plan(m, n, s.matrix, s.gap_open, s.gap_extend, "auto")
+        assert align_tiles.estimated_tile(case) == (launch.group, launch.columns)
+    assert align_tiles.estimated_tile(cases[1]) == (8, 16)  # five 128-column stripes
+    if align_tiles.gpu_count() == 0:
+        assert bench_main(["align-tiles", "--dna-lengths", "125"]) == 2
+        assert "no CUDA device" in capsys.readouterr().out

@@ -125,7 +125,8 @@ def shape_key(query_lengths: np.ndarray, target_lengths: np.ndarray) -> np.ndarr
 _ROW_OVERHEAD_CELLS = 3
 # a stripe's fixed work per row (the boundary cell read from and written to memory, the
 # wavefront's bookkeeping), in cells: fitted to the kernel rate of every tile at 96-1500
-# residues on the H200, where it picks a tile within 5 % of the fastest (27 % without it)
+# residues on the H200 (what ``python -m seqwarp.bench align-tiles`` measures), where it
+# picks a tile within 5 % of the fastest (27 % without it)
 _STRIPE_ROW_CELLS = 30
 # a tile that needs several stripes must win by this factor (the boundary column handed
 # between stripes through memory, and costs the estimate leaves out)

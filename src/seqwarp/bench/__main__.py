@@ -17,6 +17,7 @@ BENCHMARKS = {
     "align": "align",
     "align-gpu": "align_gpu",
     "align-scaling": "align_scaling",
+    "align-tiles": "align_tiles",
     "hmm": "hmm",
     "assembly": "assembly",
 }
