@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pyhmmer
@@ -90,12 +91,12 @@ class FilterProfile:
     name: str
     M: int
     alphabet: str
+    match_scores: np.ndarray  # float32[NCODES, M + 1]: HMMER's match score of x at node k
+    transitions: np.ndarray  # float32[M + 1, 7]: the model's transition probabilities
     msv_cost: np.ndarray  # uint8[NCODES, 1 + MSV_WIDTH*j]: biased byte cost of x at node k
     bias_b: int
     tbm_b: int
     tec_b: int
-    vf_emit: np.ndarray  # int16[NCODES, 1 + VF_WIDTH*j]: word match emission of x at node k
-    vf_trans: np.ndarray  # int16[8, 1 + VF_WIDTH*j]: TRANSITIONS, by destination node k
     msv_mu: float
     msv_lambda: float
     vf_mu: float
@@ -126,18 +127,33 @@ class FilterProfile:
             name=hmm.name if isinstance(hmm.name, str) else hmm.name.decode(),
             M=M,
             alphabet=hmm.alphabet.type,
+            match_scores=scores,
+            transitions=np.array(hmm.transition_probabilities, dtype=np.float32),
             msv_cost=_pad(cost, MSV_WIDTH, 255),
             bias_b=bias_b,
             tbm_b=int(_unbiased_byte(tbm)),
             tec_b=int(_unbiased_byte(np.float32(math.log(np.float32(0.5))))),
-            vf_emit=_pad(_word(scores), VF_WIDTH, -32768),
-            vf_trans=_pad(_vf_transitions(hmm), VF_WIDTH, -32768),
             msv_mu=float(mu_msv),
             msv_lambda=float(lam_msv),
             vf_mu=float(mu_vf),
             vf_lambda=float(lam_vf),
             bias=_bias_model(hmm, background),
         )
+
+    @cached_property
+    def vf_emit(self) -> np.ndarray:
+        """int16[NCODES, 1 + VF_WIDTH*j]: word match emission of x at node k.
+
+        The Viterbi-filter tables are made on first use: the CPU search leaves that filter
+        to HMMER, and building them (the occupancy loop above all) costs about as much as
+        all the byte tables.
+        """
+        return _pad(_word(self.match_scores), VF_WIDTH, -32768)
+
+    @cached_property
+    def vf_trans(self) -> np.ndarray:
+        """int16[8, 1 + VF_WIDTH*j]: TRANSITIONS, by destination node k (made on first use)."""
+        return _pad(_vf_transitions(self.transitions, self.M), VF_WIDTH, -32768)
 
 
 def _pad(table: np.ndarray, width: int, fill: int) -> np.ndarray:
@@ -169,10 +185,8 @@ def _occupancy_entry(t: np.ndarray, M: int) -> np.ndarray:
     return entry
 
 
-def _vf_transitions(hmm: pyhmmer.plan7.HMM) -> np.ndarray:
+def _vf_transitions(t: np.ndarray, M: int) -> np.ndarray:
     """Word transitions by destination node: BM/MM/IM/DM into k, MD/MI/II/DD out of k."""
-    M = hmm.M
-    t = np.asarray(hmm.transition_probabilities, dtype=np.float32)
     tsc = np.full((M + 1, 7), -np.inf, dtype=np.float32)  # profile scores, node 1..M-1 only
     tsc[1:M] = _log(t[1:M])
     into = np.full((M + 1, 7), -np.inf, dtype=np.float32)  # tsc[k-1] seen from node k
