@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hmm_support import load_models
+from pyhmmer.easel import Alphabet, DigitalSequence
 from pyhmmer.plan7 import Background, Profile
 
+from seqwarp.hmm import cpu
 from seqwarp.hmm.profile import SCALE_B, FilterProfile, length_move, roundf
 
 MODELS = ["pyhmmer:PF02826", "pyhmmer:Thioesterase", "pyhmmer:KR", "Pkinase", "M1", "XYPPX",
@@ -45,3 +47,17 @@ def test_length_dependent_byte_cost_equals_hmmer(length: int) -> None:
     om, _ = _optimized(load_models("fn3")[0])
     om.L = length
     assert int(min(255, -roundf(SCALE_B * length_move(length)))) == om.tjb
+
+
+def test_length_scores_equal_hmmer() -> None:
+    """The batched per-length terms: the N/C/J move bit for bit as ``length_move``, the null
+    score within a float32 rounding of ``p7_bg_NullOne``."""
+    lengths = np.array([0, 1, 2, 17, 400, 2000, 35000, 100000], dtype=np.int64)
+    moves, null = cpu.length_scores(lengths)
+    assert [float(m) for m in moves] == [float(length_move(int(n))) for n in lengths]
+    alphabet = Alphabet.amino()
+    background = Background(alphabet)
+    for length, score in zip(lengths[1:], null[1:], strict=True):
+        background.L = int(length)
+        target = DigitalSequence(alphabet, sequence=np.zeros(length, dtype=np.uint8))
+        assert abs(score - background.null1(target)) < 1e-5

@@ -22,7 +22,7 @@ import numpy as np
 from .._jit import jit, parallel_jit, prange
 from .profile import BASE_B, BASE_W, END, PAD, SCALE_B, SCALE_W
 
-__all__ = ["bias_scores", "msv_scores", "viterbi_blocks"]
+__all__ = ["bias_scores", "length_scores", "msv_scores", "viterbi_blocks"]
 
 WORD_MIN = -32768
 WORD_MAX = 32767
@@ -382,3 +382,25 @@ def bias_scores(codes, offsets, odds, t10, t11):
         null = np.float32(np.float32(length) * np.float32(math.log(p1)))
         scores[q] = np.float32(total + null + np.float32(math.log(np.float32(1.0) - p1)))
     return scores
+
+
+@jit
+def length_scores(lengths):
+    """The filters' length-dependent float32 scores (nats) of each target length L:
+    ``logf(3 / (L + 3))``, the N/C/J move, and ``p7_bg_NullOne``'s null score
+    ``L * logf(p1) + logf(1 - p1)`` with ``p1 = L / (L + 1)``.
+
+    Each log is libm's double ``log`` of the float32 argument, rounded to float32, as
+    ``profile.length_move`` does in Python.
+    """
+    n = lengths.shape[0]
+    moves = np.empty(n, dtype=np.float32)
+    null = np.empty(n, dtype=np.float64)
+    one = np.float32(1.0)
+    for i in range(n):
+        size = np.float32(lengths[i])
+        moves[i] = np.float32(math.log(np.float64(np.float32(3.0) / (size + np.float32(3.0)))))
+        p1 = np.float32(size / (size + one))
+        loop = np.float32(math.log(np.float64(p1))) if lengths[i] > 0 else np.float32(-np.inf)
+        null[i] = np.float32(size * loop + np.float32(math.log(np.float64(one - p1))))
+    return moves, null

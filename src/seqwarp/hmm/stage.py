@@ -10,7 +10,6 @@ survivors then go through HMMER's own pipeline (pyhmmer), which makes the final 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -20,7 +19,7 @@ import numpy as np
 
 from . import cpu
 from .plan import pack
-from .profile import NCODES, PAD, SCALE_B, FilterProfile, length_move, roundf
+from .profile import NCODES, PAD, SCALE_B, FilterProfile, roundf
 
 __all__ = [
     "Chunk",
@@ -82,16 +81,9 @@ def _blocks_for(n: int) -> int:
 def _length_terms(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-length filter constants, computed once per distinct length."""
     distinct, inverse = np.unique(lengths, return_inverse=True)
-    moves = np.array([length_move(int(L)) for L in distinct], dtype=np.float32)
+    moves, null = cpu.length_scores(distinct)
     tjb = np.minimum(-roundf(SCALE_B * moves), 255).astype(np.int64)
     move = np.clip(roundf(np.float32(500.0 / LN2) * moves), -32768, 32767).astype(np.int64)
-    null = np.empty(len(distinct), dtype=np.float64)
-    for i, L in enumerate(distinct):
-        p1 = np.float32(np.float32(L) / np.float32(L + 1))
-        loop = np.float32(math.log(p1)) if L > 0 else np.float32(-np.inf)
-        null[i] = np.float32(
-            np.float32(np.float32(L) * loop) + np.float32(math.log(np.float32(1.0) - p1))
-        )
     return tjb[inverse], move[inverse], null[inverse]
 
 
