@@ -27,6 +27,7 @@ __all__ = ["bias_scores", "length_scores", "msv_scores", "viterbi_blocks"]
 WORD_MIN = -32768
 WORD_MAX = 32767
 ROWS = 8  # rows per pass of the SSV kernel over its diagonals (its loop spells out eight)
+BIAS_LANES = 4  # sequences the bias filter advances together
 
 
 @jit
@@ -347,40 +348,72 @@ def viterbi_blocks(residues, row_offsets, lane_offsets, lane_order, move, emit, 
     return scores
 
 
+@jit
+def _bias_residue(o, d0, d1, t00, t01, t10, t11, first):
+    """One residue of the bias filter's scaled two-state forward: the new (d0, d1), each
+    divided by the row's larger value, and that value (whose log the score sums)."""
+    if first:
+        a = d0
+        c = np.float32(d1 * o)
+    else:
+        a = np.float32(np.float32(d0 * t00) + np.float32(d1 * t10))
+        c = np.float32(np.float32(d0 * t01) + np.float32(d1 * t11))
+        c = np.float32(c * o)
+    top = max(a, c)
+    return np.float32(a / top), np.float32(c / top), top
+
+
+@jit
+def _bias_score(length, total, d0, d1, p1):
+    """The forward's end and the null model's length terms: the bias-filter score."""
+    if length > 0:
+        total = np.float32(total + np.float32(math.log(np.float32(d0 + d1))))
+    null = np.float32(np.float32(length) * np.float32(math.log(p1)))
+    return np.float32(total + null + np.float32(math.log(np.float32(1.0) - p1)))
+
+
 @parallel_jit
 def bias_scores(codes, offsets, odds, t10, t11):
     """HMMER's bias-filter score (nats) of each CSR sequence: two-state forward plus null.
 
-    Indices: q sequence, i residue. State 0 emits the background (odds 1), state 1 ``odds``.
+    Sequences are taken by length, BIAS_LANES at a time, and advanced residue by residue
+    together: each stays its own float32 chain, computed exactly as alone, but the chains'
+    latencies (a division and a log per residue) overlap.
+
+    Indices: g group of BIAS_LANES sequences, s lane, q sequence, i residue. State 0 emits
+    the background (odds 1), state 1 ``odds``.
     """
     n = offsets.shape[0] - 1
     scores = np.empty(n, dtype=np.float32)
-    for q in prange(n):
-        start = offsets[q]
-        length = offsets[q + 1] - start
-        p1 = np.float32(np.float32(length) / np.float32(length + 1))
-        t00 = p1
-        t01 = np.float32(np.float32(1.0) - p1)
-        total = np.float32(0.0)
-        d0 = np.float32(0.999)
-        d1 = np.float32(0.001)
-        for i in range(length):
-            o = odds[codes[start + i]]
-            if i == 0:
-                a = d0
-                c = np.float32(d1 * o)
-            else:
-                a = np.float32(np.float32(d0 * t00) + np.float32(d1 * t10))
-                c = np.float32(np.float32(d0 * t01) + np.float32(d1 * t11))
-                c = np.float32(c * o)
-            top = max(a, c)
-            d0 = np.float32(a / top)
-            d1 = np.float32(c / top)
-            total = np.float32(total + np.float32(math.log(top)))
-        if length > 0:
-            total = np.float32(total + np.float32(math.log(np.float32(d0 + d1))))
-        null = np.float32(np.float32(length) * np.float32(math.log(p1)))
-        scores[q] = np.float32(total + null + np.float32(math.log(np.float32(1.0) - p1)))
+    order = np.argsort(offsets[1:] - offsets[:-1])
+    for g in prange((n + BIAS_LANES - 1) // BIAS_LANES):
+        lanes = order[g * BIAS_LANES : (g + 1) * BIAS_LANES]
+        used = lanes.shape[0]
+        start = offsets[lanes]
+        length = offsets[lanes + 1] - start
+        p1 = np.empty(used, dtype=np.float32)
+        t01 = np.empty(used, dtype=np.float32)
+        d0 = np.full(used, 0.999, dtype=np.float32)
+        d1 = np.full(used, 0.001, dtype=np.float32)
+        total = np.zeros(used, dtype=np.float32)
+        for s in range(used):
+            p1[s] = np.float32(np.float32(length[s]) / np.float32(length[s] + 1))
+            t01[s] = np.float32(np.float32(1.0) - p1[s])
+        shared = length.min()
+        for i in range(shared):
+            for s in range(BIAS_LANES):
+                if s < used:
+                    o = odds[codes[start[s] + i]]
+                    d0[s], d1[s], top = _bias_residue(
+                        o, d0[s], d1[s], p1[s], t01[s], t10, t11, i == 0
+                    )
+                    total[s] = np.float32(total[s] + np.float32(math.log(top)))
+        for s in range(used):
+            for i in range(shared, length[s]):
+                o = odds[codes[start[s] + i]]
+                d0[s], d1[s], top = _bias_residue(o, d0[s], d1[s], p1[s], t01[s], t10, t11, i == 0)
+                total[s] = np.float32(total[s] + np.float32(math.log(top)))
+            scores[lanes[s]] = _bias_score(length[s], total[s], d0[s], d1[s], p1[s])
     return scores
 
 
