@@ -373,24 +373,25 @@ def _bias_score(length, total, d0, d1, p1):
 
 
 @parallel_jit
-def bias_scores(codes, offsets, odds, t10, t11):
-    """HMMER's bias-filter score (nats) of each CSR sequence: two-state forward plus null.
+def bias_scores(codes, offsets, targets, odds, t10, t11):
+    """HMMER's bias-filter score (nats) of the CSR sequences ``targets``: two-state forward
+    plus null.
 
     Sequences are taken by length, BIAS_LANES at a time, and advanced residue by residue
     together: each stays its own float32 chain, computed exactly as alone, but the chains'
     latencies (a division and a log per residue) overlap.
 
-    Indices: g group of BIAS_LANES sequences, s lane, q sequence, i residue. State 0 emits
+    Indices: g group of BIAS_LANES sequences, s lane, i residue. State 0 emits
     the background (odds 1), state 1 ``odds``.
     """
-    n = offsets.shape[0] - 1
+    n = targets.shape[0]
     scores = np.empty(n, dtype=np.float32)
-    order = np.argsort(offsets[1:] - offsets[:-1])
+    order = np.argsort(offsets[targets + 1] - offsets[targets])
     for g in prange((n + BIAS_LANES - 1) // BIAS_LANES):
         lanes = order[g * BIAS_LANES : (g + 1) * BIAS_LANES]
         used = lanes.shape[0]
-        start = offsets[lanes]
-        length = offsets[lanes + 1] - start
+        start = offsets[targets[lanes]]
+        length = offsets[targets[lanes] + 1] - start
         p1 = np.empty(used, dtype=np.float32)
         t01 = np.empty(used, dtype=np.float32)
         d0 = np.full(used, 0.999, dtype=np.float32)

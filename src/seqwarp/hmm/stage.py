@@ -303,7 +303,12 @@ def _after_msv(
     filter_score = chunk.null[candidates]
     if settings.bias_filter:
         filter_score = cpu.bias_scores(
-            *_subset(chunk, candidates), profile.bias.odds, profile.bias.t10, profile.bias.t11
+            chunk.codes,
+            chunk.offsets,
+            candidates,
+            profile.bias.odds,
+            profile.bias.t10,
+            profile.bias.t11,
         ).astype(np.float64)
         bits = (msv[candidates] - filter_score + MARGIN) / LN2
         p = _gumbel_surv(bits, profile.msv_mu, profile.msv_lambda)
