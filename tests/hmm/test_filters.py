@@ -102,6 +102,23 @@ def test_msv_single_residue_targets() -> None:
         assert _same_ssv(stage.ssv_scores(profile, chunk), _hmmer_msv(hmm, block, True), msv), name
 
 
+def test_packed_models_score_as_alone() -> None:
+    """Every protein model in one pass, packed into shared SSV groups largest first (out of
+    file order): each model's MSV and SSV scores equal those of its own pass."""
+    profiles = [
+        FilterProfile.from_hmm(hmm, Background(hmm.alphabet))
+        for name in AMINO
+        for hmm in load_models(name)
+    ]
+    chunk = _chunk(_targets("Anaerococcus"))
+    tables = stage.MSVTables.of(profiles)
+    assert len(tables.groups) < len(profiles)
+    msv, ssv = stage._msv_ssv(tables, chunk)
+    for m, profile in enumerate(profiles):
+        assert np.array_equal(msv[m], stage.msv_scores(profile, chunk)), profile.name
+        assert np.array_equal(ssv[m], stage.ssv_scores(profile, chunk), equal_nan=True)
+
+
 def _single_residues(alphabet: Alphabet) -> DigitalSequenceBlock:
     """One target per residue letter (L=1, degenerate codes and ``*`` included), plus 'WW'."""
     letters = alphabet.symbols[: alphabet.Kp - 2].replace("-", "")

@@ -171,7 +171,9 @@ def _msv_full(codes, start, length, cost, col, width, bias, jb, tec, prev, cur) 
 
 
 @parallel_jit
-def msv_scores(codes, offsets, order, tasks, tjb, cost, cols, widths, gain, groups, spans, params):
+def msv_scores(
+    codes, offsets, order, tasks, tjb, cost, cols, widths, gain, groups, spans, members, params
+):
     """``p7_MSVFilter`` and ``p7_SSVFilter`` scores (nats) of every CSR sequence against
     every model, in one pass: ``scores[m, q]`` and ``ssv[m, q]``.
 
@@ -179,7 +181,8 @@ def msv_scores(codes, offsets, order, tasks, tjb, cost, cols, widths, gain, grou
     ``ssv`` where it has none; +inf in both where MSV overflows); only the pairs where SSV
     has no result rerun the full MSV. ``cost``/``cols``/``widths`` are the byte tables of
     ``_msv_full``; ``gain``/``groups``/``spans`` those of ``_ssv_tops`` (see
-    ``stage.MSVTables``); ``params`` holds each model's bias, tbm and tec bytes.
+    ``stage.MSVTables``), whose models ``members`` lists group by group; ``params`` holds
+    each model's bias, tbm and tec bytes.
     Sequences sorted by length (``order``) are dealt round-robin to ``tasks`` work lists so
     that threads get equal residue counts; each sequence meets all models while it is in
     cache.
@@ -209,7 +212,7 @@ def msv_scores(codes, offsets, order, tasks, tjb, cost, cols, widths, gain, grou
             start = offsets[q]
             length = offsets[q + 1] - start
             group = -1
-            for m in range(count):
+            for m in members:
                 if spans[m, 0] != group:
                     group = spans[m, 0]
                     col, steps = groups[group, 0], groups[group, 1]

@@ -107,7 +107,8 @@ class MSVTables:
     dead ``PAD`` row. Group g starts at column ``groups[g, 0]`` and one pass advances
     ``groups[g, 1]`` diagonals (a whole number of SIMD vectors); model m's best SSV cell
     is the maximum of the pass positions ``spans[m, 1]:spans[m, 2]`` of group
-    ``spans[m, 0]``.
+    ``spans[m, 0]``. ``members`` lists the models group by group, the order in which the
+    kernel meets them.
     """
 
     cost: np.ndarray  # uint8[NCODES, sum(M + 1)]
@@ -116,16 +117,19 @@ class MSVTables:
     gain: np.ndarray  # int8[NCODES, sum(steps + ROWS - 1)]
     groups: np.ndarray  # int64[groups, 2]: first column, steps
     spans: np.ndarray  # int64[models, 3]: group, first and end position
+    members: np.ndarray  # int64[models]: model indices, group by group
     params: np.ndarray  # int64[models, 3]: bias, tbm and tec bytes
 
     @classmethod
     def of(cls, profiles: Sequence[FilterProfile]) -> MSVTables:
         """Stack the models' MSV tables (done once per search, not per chunk)."""
         costs = [p.msv_cost[:, : p.M + 1] for p in profiles]
-        gains, groups, spans = [], [], []
-        for members in _groups(profiles):
-            gain, member_spans = _gains(members)
-            spans += [(len(groups), first, end) for first, end in member_spans]
+        gains, groups = [], []
+        spans = np.zeros((len(profiles), 3), dtype=np.int64)
+        packed = _groups(profiles)
+        for group, members in enumerate(packed):
+            gain, member_spans = _gains([profiles[m] for m in members])
+            spans[members] = [(group, first, end) for first, end in member_spans]
             groups.append((sum(g.shape[1] for g in gains), gain.shape[1] - cpu.ROWS + 1))
             gains.append(gain)
         return cls(
@@ -134,7 +138,8 @@ class MSVTables:
             widths=np.array([p.M for p in profiles], dtype=np.int64),
             gain=np.concatenate(gains, axis=1),
             groups=np.array(groups, dtype=np.int64),
-            spans=np.array(spans, dtype=np.int64),
+            spans=spans,
+            members=np.array([m for members in packed for m in members], dtype=np.int64),
             params=np.array([[p.bias_b, p.tbm_b, p.tec_b] for p in profiles], dtype=np.int64),
         )
 
@@ -146,18 +151,22 @@ def _starts(widths: Sequence[int]) -> np.ndarray:
     return starts
 
 
-def _groups(profiles: Sequence[FilterProfile]) -> list[list[FilterProfile]]:
-    """Consecutive models packed into groups of at most GROUP_STEPS columns (a larger
-    model alone)."""
-    groups: list[list[FilterProfile]] = []
-    used = GROUP_STEPS
-    for profile in profiles:
-        if used + GAP + profile.M > GROUP_STEPS:
-            groups.append([])
-            used = cpu.ROWS - 1 - GAP
-        groups[-1].append(profile)
-        used += GAP + profile.M
-    return groups
+def _groups(profiles: Sequence[FilterProfile]) -> list[list[int]]:
+    """The models (indices) packed into groups of at most GROUP_STEPS columns, the largest
+    first, each into the first group with room (a larger model alone): every group is one
+    more SSV pass over each target, so few and full groups are cheapest."""
+    groups: list[list[int]] = []
+    room: list[int] = []
+    for model in sorted(range(len(profiles)), key=lambda m: -profiles[m].M):
+        need = GAP + profiles[model].M
+        fits = [g for g, free in enumerate(room) if need <= free]
+        if fits:
+            groups[fits[0]].append(model)
+            room[fits[0]] -= need
+        else:
+            groups.append([model])
+            room.append(GROUP_STEPS - (cpu.ROWS - 1 - GAP) - need)
+    return [sorted(members) for members in groups]
 
 
 def _gains(profiles: Sequence[FilterProfile]) -> tuple[np.ndarray, list[tuple[int, int]]]:
@@ -208,6 +217,7 @@ def _msv_ssv(tables: MSVTables, chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
             tables.gain,
             tables.groups,
             tables.spans,
+            tables.members,
             tables.params,
         )
 
