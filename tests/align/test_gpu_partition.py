@@ -139,12 +139,7 @@ def test_traceback_leaves_empty_and_oversized_pairs_to_the_cpu(
     flags do not fit (a stand-in for the device work marks what it took)."""
     from seqwarp.align import _gpu_traceback
 
-    scoring = scoring_for("dna")
-    queries, targets = _random_sequences(4, 4, count=30)
-    q = batch(queries, scoring.alphabet)
-    t = batch(targets, scoring.alphabet)
-    index = np.arange(len(q), dtype=np.int64)
-    args = (q, t, index, index, scoring.matrix, "local", scoring.gap_open, scoring.gap_extend)
+    args = _dna_call(4, 30, "local")
     cpu_fields, cpu_cigars = _cpu_backend.align(*args)
     taken = []
 
@@ -163,7 +158,7 @@ def test_traceback_leaves_empty_and_oversized_pairs_to_the_cpu(
         monkeypatch.setattr(_gpu_traceback, "_align_share", device_share)
         fields, cigars = _gpu_traceback.align(*args)
         assert np.array_equal(fields, cpu_fields) and list(cigars) == list(cpu_cigars)
-        assert 0 < len(taken) < len(q)
+        assert 0 < len(taken) < len(args[0])
 
 
 # --- on the GPU -------------------------------------------------------------------------
@@ -221,6 +216,17 @@ def _assert_same(cpu: np.ndarray, answers: list[np.ndarray], m: np.ndarray, n: n
                 f"(m={m[p]}, n={n[p]}) cpu={cpu[p].tolist()} gpu={gpu[p].tolist()}"
             )
         assert gpu.tobytes() == answers[0].tobytes()
+
+
+def _dna_call(seed: int, count: int, mode: str) -> tuple:
+    """The backend arguments of ``count`` mixed DNA pairs (``_random_sequences``) in call
+    order, in ``mode``."""
+    scoring = scoring_for("dna")
+    queries, targets = _random_sequences(seed, 4, count=count)
+    q = batch(queries, scoring.alphabet)
+    t = batch(targets, scoring.alphabet)
+    index = np.arange(len(q), dtype=np.int64)
+    return (q, t, index, index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
 
 
 def _check_every_mode(
@@ -318,11 +324,6 @@ def test_worker_errors_reach_the_caller(monkeypatch: pytest.MonkeyPatch) -> None
 
     monkeypatch.setattr(_gpu_backend, "_devices", (0, 0))
     monkeypatch.setattr(_gpu_backend, "_plan", broken)
-    scoring = scoring_for("dna")
-    queries, targets = _random_sequences(5, 4, count=16)
-    q = batch(queries, scoring.alphabet)
-    t = batch(targets, scoring.alphabet)
-    index = np.arange(len(q), dtype=np.int64)
-    args = (q, t, index, index, scoring.matrix, "global", scoring.gap_open, scoring.gap_extend)
+    args = _dna_call(5, 16, "global")
     with pytest.raises(RuntimeError, match="planning failed"):
         _gpu_backend.score(*args)

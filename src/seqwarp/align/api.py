@@ -128,12 +128,12 @@ class Aligner:
             raise InvalidParameter("output", output, choices=_OUTPUTS)
         engine = self._engine()
         budget = engine.prepare(self.threads)
-        total = int(cells.sum())
+        total = int(cells.sum()) if progress is not None else 0
         # the GPU engine orders pairs by shape itself and reads each chunk's residues as one
         # span: it takes consecutive pairs, sparing a sort and a gather per call
         ordered = self.backend.kind == "gpu"
         order = None if ordered else largest_first(cells)
-        # columns contiguous: the result copies each field out whole
+        # columns contiguous: the result hands each field out as it is
         fields = np.empty((len(q_index), 8 if output == "cigar" else 3), dtype=np.int64, order="F")
         cigar_parts: list[tuple[np.ndarray, Cigars]] = []
         done = 0
@@ -160,8 +160,8 @@ class Aligner:
                 fields = values  # one chunk of all pairs, in call order: no copy
             else:
                 fields[chosen] = values
-            done = total if part.stop == len(cells) else done + int(cells[chosen].sum())
             if progress is not None:
+                done = total if part.stop == len(cells) else done + int(cells[chosen].sum())
                 progress(done, total)
         cigars = Cigars.scatter(len(q_index), cigar_parts) if output == "cigar" else None
         return self._result(output, q_index, t_index, fields, cigars, queries, targets)

@@ -6,8 +6,8 @@ what each tile really does at a range of lengths, so that the estimate's constan
 checked and refitted: DNA reads against windows 10 % longer (+2/-1, gaps 2/1, global) and
 proteins against proteins of their length (BLOSUM62 11/1, local), random residues with 4 %
 substitutions between the two sides, about ``--cells`` cells per length. Kernels alone (CUDA
-events, median of ``--repeats`` after a warm-up); every tile's results must equal the first
-tile's. Reports per length each tile's TCUPS, the fastest tile, the estimate's choice and its
+events, median of ``--repeats`` after a warm-up); every tile's results must equal the int32
+kernel's, and a sample the CPU's. Reports per length each tile's TCUPS, the fastest tile, the estimate's choice and its
 loss (the fastest rate over the chosen tile's). Writes JSON and a PNG.
 """
 
@@ -25,6 +25,8 @@ from ..alphabets import DNA, PROTEIN, Alphabet
 from ..devices import gpu_count
 from ..scoring import Scoring
 from ..sequences import SequenceBatch
+from .align_gpu_measure import measure_score
+from .align_gpu_plan import Workload
 from .report import bar_chart, machine_info, print_table, result_stem, write_json
 
 __all__ = ["TileCase", "cases", "estimated_tile", "main", "synthetic_pairs"]
@@ -96,25 +98,25 @@ def _label(tile: tuple[int, int]) -> str:
     return f"{tile[0]}x{tile[1]}"
 
 
-def measure(case: TileCase, cells: float, repeats: int, rng: np.random.Generator) -> dict:
-    """Every tile's kernel TCUPS on one batch of ``case``'s pairs, results checked equal."""
-    from .align_gpu_measure import _results, _time_kernels
-
+def measure(
+    case: TileCase, cells: float, repeats: int, check: int, rng: np.random.Generator
+) -> dict:
+    """Every tile's kernel TCUPS on one batch of ``case``'s pairs (``align-gpu``'s
+    ``measure_score``: each tile's results checked against the int32 kernel, a sample
+    against the CPU)."""
     queries, targets = synthetic_pairs(case, cells, rng)
-    index = np.arange(len(queries), dtype=np.int64)
-    s = case.scoring
-    args = (queries, targets, index, index, s.matrix, case.mode, s.gap_open, s.gap_extend)
-    total = len(queries) * case.query * case.target
-    tcups: dict[str, float] = {}
-    first = None
-    for tile in case.tiles:
-        staged = _gpu_backend.stage(*args, tiles=(tile,))
-        seconds = _time_kernels(staged, repeats)
-        values = _results(staged, len(queries))
-        first = values if first is None else first
-        if not np.array_equal(values, first):
-            raise AssertionError(f"tile {_label(tile)} differs from {_label(case.tiles[0])}")
-        tcups[_label(tile)] = total / seconds / 1e12
+    name = f"tiles-{case.alphabet.name}-{case.query}"
+    work = Workload(name, "tiles", case.query, queries, targets, case.scoring, case.mode)
+    rows, _ = measure_score(work, ("s16x2",), repeats, check, case.tiles)
+    wrong = [
+        row["tile"]
+        for row in rows
+        if row["equal_to_int32_kernel"] != len(queries)
+        or row["equal_to_cpu"] != row["checked_against_cpu"]
+    ]
+    if wrong:
+        raise AssertionError(f"{name}: tiles {wrong} differ from the int32 kernel or the CPU")
+    tcups = {row["tile"]: row["tcups_kernel"] for row in rows if row["tile"] != "default"}
     fastest = max(tcups, key=tcups.__getitem__)
     chosen = _label(estimated_tile(case))
     return {
@@ -138,6 +140,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--protein-lengths", type=int, nargs="*", default=list(PROTEIN_LENGTHS))
     parser.add_argument("--cells", type=float, default=2e10, help="cells per length")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--check", type=int, default=500, help="pairs checked on the CPU")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default="bench/results")
     parser.add_argument("--name", default="align-tiles")
@@ -153,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     rows = []
     for case in cases(args.dna_lengths, args.protein_lengths):
-        rows.append(measure(case, args.cells, args.repeats, rng))
+        rows.append(measure(case, args.cells, args.repeats, args.check, rng))
         row = rows[-1]
         rates = " ".join(f"{tile}={rate:.2f}" for tile, rate in row["tcups"].items())
         print(f"{row['alphabet']} {row['query']} x {row['target']}: {rates} TCUPS", flush=True)
