@@ -173,7 +173,7 @@ def test_scaling_workloads_match_the_gpu_benchmark(tmp_path, capsys) -> None:
     assert align_scaling._protein_workload(str(tmp_path / "none"), 50, seed=2) is None
     dna = align_scaling._dna_workload(7)
     assert dna.cells == 7 * 512 * 512
-    ends = dna.run(Aligner(dna.mode, dna.scoring, device="cpu"))
+    ends = dna.output(dna.run(Aligner(dna.mode, dna.scoring, device="cpu")))
     assert ends.shape == (3, 7) and np.all(ends[0] > 0)  # reads at 5 % substitutions score well
     if align_scaling.gpu_count() == 0:
         assert align_scaling.main(["--data", str(tmp_path / "data")]) == 2

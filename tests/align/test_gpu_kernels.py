@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from seqwarp.align import _gpu_backend, _gpu_traceback
-from seqwarp.align.plan import score_bound, shape_key, shape_order, tile_cost, tile_runs
+from seqwarp.align._host_scan import shape_sort
+from seqwarp.align.plan import score_bound, shape_key, tile_cost, tile_runs
 from seqwarp.alphabets import DNA
 from seqwarp.cuda import kernel_source
 from seqwarp.sequences import SequenceBatch
@@ -94,8 +95,9 @@ DNA_TILES = ((8, 16), (16, 16), (16, 32))
 def test_tiles_partition_pairs_sorted_by_shape() -> None:
     m = np.array([40, 7, 100, 3, 900, 512, 60, 500])
     n = np.array([300, 5, 128, 129, 1000, 512, 562, 200])
-    order = shape_order(shape_key(m, n))
+    order, keys = shape_sort(m, n)
     assert sorted(order.tolist()) == list(range(len(n)))
+    assert np.array_equal(keys, shape_key(m, n)[order])
     assert np.all(np.diff(shape_key(m, n)[order].astype(np.int64)) >= 0)
     tiles, bounds = tile_runs(shape_key(m, n)[order], DNA_TILES, 5)
     assert bounds[0] == 0 and bounds[-1] == len(n) and np.all(np.diff(bounds) > 0)
@@ -107,7 +109,24 @@ def test_tiles_partition_pairs_sorted_by_shape() -> None:
     assert chosen[5] == (16, 32)  # 512 columns: one wide stripe
     assert chosen[6] == (8, 16)  # 562 columns: five 128-wide stripes, not two of 512
     same = np.full(5, 125)
-    assert shape_order(shape_key(same, same)).tolist() == list(range(5))
+    assert shape_sort(same, same)[0].tolist() == list(range(5))
+
+
+def test_shape_sort_is_the_stable_sort_of_the_non_empty_pairs() -> None:
+    """The counting sort equals a stable argsort of ``shape_key`` over the pairs with both
+    sides non-empty (keys capped at 255 steps of 32 residues per side)."""
+    rng = np.random.default_rng(8)
+    for _ in range(300):
+        count = int(rng.integers(0, 400))
+        longest = int(rng.choice([3, 40, 3000, 20_000]))
+        m = rng.integers(0, longest, size=count)
+        n = rng.integers(0, longest, size=count)
+        work = np.flatnonzero((m > 0) & (n > 0))
+        keys = shape_key(m[work], n[work])
+        expected = np.argsort(keys, kind="stable")
+        order, sorted_keys = shape_sort(m, n)
+        assert np.array_equal(order, work[expected])
+        assert np.array_equal(sorted_keys, keys[expected])
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ import pytest
 from gpu_cases import batch, scoring_for
 
 from seqwarp.align import _cpu_backend, _gpu_backend
+from seqwarp.align._host_scan import is_consecutive, running_cells
 from seqwarp.align.results import Cigars
 from seqwarp.devices import Backend, gpu_count
 from seqwarp.scoring import Scoring
@@ -72,6 +73,41 @@ def test_partition_is_balanced_on_random_cells() -> None:
         assert bounds.tolist() == _nearest_boundaries(cells, parts)
 
 
+def test_partition_of_a_slice_counts_from_its_base() -> None:
+    """A range of a longer running total (a device's share, split into stages) partitions
+    as its own cells would."""
+    rng = np.random.default_rng(4)
+    for _ in range(100):
+        cells = rng.integers(0, 50_000, size=int(rng.integers(2, 300)))
+        a = int(rng.integers(0, len(cells) - 1))
+        b = int(rng.integers(a + 1, len(cells) + 1))
+        cumulative = np.cumsum(cells)
+        base = int(cumulative[a - 1]) if a else 0
+        parts = int(rng.integers(1, 6))
+        expected = _check_partition(cells[a:b], parts)
+        assert _gpu_backend._partition(cumulative[a:b], parts, base).tolist() == expected.tolist()
+
+
+def test_running_cells_is_the_cumulative_product() -> None:
+    """The one-pass scan equals ``np.cumsum(m * n)`` and flags pairs with an empty side."""
+    rng = np.random.default_rng(5)
+    for count in (0, 1, 2, 17, 1000):
+        m = rng.integers(0, 70_000, size=count)
+        n = rng.integers(1, 70_000, size=count)
+        cumulative, empty = running_cells(m, n)
+        assert cumulative.dtype == np.int64
+        assert np.array_equal(cumulative, np.cumsum(m * n, dtype=np.int64))
+        assert empty == bool((m == 0).any())
+
+
+def test_is_consecutive() -> None:
+    assert is_consecutive(np.arange(5, 900)) and is_consecutive(np.zeros(0, dtype=np.int64))
+    assert is_consecutive(np.array([7]))
+    assert not is_consecutive(np.array([3, 4, 6, 7]))
+    assert not is_consecutive(np.array([3, 2]))
+    assert not is_consecutive(np.array([1, 1, 2]))
+
+
 def test_partition_of_equal_pairs_is_even() -> None:
     cells = np.full(12, 512 * 512)
     assert _check_partition(cells, 4).tolist() == [0, 3, 6, 9, 12]
@@ -109,7 +145,7 @@ def test_on_devices_runs_every_range_with_cells(monkeypatch: pytest.MonkeyPatch)
     order, and a worker's error raised after the others finished."""
     cells = np.array([0, 0, 5, 5, 0, 5, 5, 0, 0, 0], dtype=np.int64)
     monkeypatch.setattr(_gpu_backend, "_devices", (3, 4, 5, 6))
-    seen = _gpu_backend.on_devices(cells, lambda device, a, b: (device, a, b))
+    seen = _gpu_backend.on_devices(np.cumsum(cells), lambda device, a, b: (device, a, b))
     assert [d for d, _, _ in seen] == sorted(d for d, _, _ in seen)
     covered = [p for _, a, b in seen for p in range(a, b)]
     assert sorted(covered) == covered and np.flatnonzero(cells).tolist() == [
@@ -117,8 +153,8 @@ def test_on_devices_runs_every_range_with_cells(monkeypatch: pytest.MonkeyPatch)
     ]
     assert all(cells[a:b].any() for _, a, b in seen)
     monkeypatch.setattr(_gpu_backend, "_devices", (0,))
-    assert _gpu_backend.on_devices(cells, lambda *share: share) == [(0, 0, 10)]
-    assert _gpu_backend.on_devices(np.zeros(3, dtype=np.int64), lambda *share: share) == []
+    assert _gpu_backend.on_devices(np.cumsum(cells), lambda *share: share) == [(0, 0, 10)]
+    assert _gpu_backend.on_devices(np.zeros(3, dtype=np.int64), lambda *s: s) == []
     monkeypatch.setattr(_gpu_backend, "_devices", (0, 1))
     finished = []
 
@@ -128,7 +164,7 @@ def test_on_devices_runs_every_range_with_cells(monkeypatch: pytest.MonkeyPatch)
         finished.append(device)
 
     with pytest.raises(RuntimeError, match="device 0 failed"):
-        _gpu_backend.on_devices(cells, work)
+        _gpu_backend.on_devices(np.cumsum(cells), work)
     assert finished == [1]
 
 

@@ -53,7 +53,8 @@ from ..devices import Backend
 from ..errors import InvalidParameter
 from ..sequences import SequenceBatch
 from . import _cpu_backend
-from .plan import CallBudget, score_bound, shape_key, shape_order, tile_runs
+from ._host_scan import extent, gather_pairs, is_consecutive, running_cells, shape_sort
+from .plan import CallBudget, score_bound, shape_key, tile_runs
 from .results import Cigars
 
 __all__ = ["LANES", "Staged", "align", "kernel_name", "prepare", "score", "stage", "use"]
@@ -86,11 +87,13 @@ _SCRATCH_BYTES = 1 << 30
 _MIN_CHUNKS = 8
 _MIN_CHUNK_PAIRS = 1 << 14
 # residues go to the device in pieces of this size, each of a device's _COPY_THREADS copy
-# threads staging every k-th piece through two pinned buffers of its own (measured on the
-# H200 hosts: 2 threads per device beat 4 and 8 by 5-20 % in whole calls, 1 and 2 GPUs:
-# more threads contend with the planning for the interpreter and memory bandwidth)
+# threads staging every k-th piece through two pinned buffers of its own (measured on a
+# 4 x H200 host, 4 M pairs of 512 bp, whole calls on 1 / 2 / 4 GPUs, with pieces growing
+# from 8 to 32 MiB: 2 / 3 / 4 threads per device 548 / 453 / 399 ms on 1 GPU, 313 / 249 /
+# 233 ms on 2, 241 / 247 / 214 ms on 4; 2 threads with 8 MiB pieces 416 / 241 / 217 ms. A
+# thread copies about 7 GB/s into pinned memory there, and these copies bound a call)
 _PIECE_BYTES = 1 << 23
-_COPY_THREADS = 2
+_COPY_THREADS = 4
 # a device's share of a call is planned and queued in up to _STAGES stages of at least
 # _MIN_STAGE_PAIRS pairs (the host plans one while the device runs the one before), and its
 # chunks alternate between _STREAMS compute streams (one kernel's tail overlaps the next)
@@ -163,34 +166,29 @@ def _plan(
     """Lane type and tile of every pair with both sides non-empty; ``tiles`` overrides the
     (threads per group, columns per thread) choices, narrowest first. The launches' pairs are
     consecutive slices of one array (``_Launch.start`` says where each begins)."""
-    nonempty = (m > 0) & (n > 0)
-    if nonempty.all():
-        work, mw, nw = _identity(len(m)), m, n
+    shortest_m, longest_m = int(m.min()), int(m.max())
+    shortest_n, longest_n = int(n.min()), int(n.max())
+    if shortest_m == longest_m > 0 and shortest_n == longest_n > 0:
+        # one shape: the pairs are in order already
+        work = _identity(len(m))
+        keys = np.full(len(m), shape_key(m[:1], n[:1])[0])
     else:
-        work = np.flatnonzero(nonempty)
-        mw, nw = m[work], n[work]
+        work, keys = shape_sort(m, n)
+        if len(work) == 0:
+            return []
     if lanes == "s32":
         narrow = np.zeros(len(work), dtype=bool)
         packed = "s16x2"
     else:
         packed = "s16x2" if lanes == "auto" else lanes
         # the bound grows with both lengths: when the longest pair fits, all do
-        longest_m, longest_n = int(mw.max()), int(nw.max())
         if _narrow(longest_m, longest_n, matrix, gap_open, gap_extend, packed).all():
             narrow = np.ones(len(work), dtype=bool)
         else:
-            narrow = _narrow(mw, nw, matrix, gap_open, gap_extend, packed)
+            narrow = _narrow(m[work], n[work], matrix, gap_open, gap_extend, packed)
     if tiles is None:
         tiles = _TILES_DNA if matrix.shape[0] <= 8 else _TILES_PROTEIN
     bytes_fit = packed == "s16x2" and int(matrix.min()) >= -128 and int(matrix.max()) <= 127
-    if mw.min() == mw.max() and nw.min() == nw.max():
-        # one shape: the pairs are in order already
-        keys = np.full(len(mw), shape_key(mw[:1], nw[:1])[0])
-    else:
-        keys = shape_key(mw, nw)
-        if keys.min() != keys.max():
-            sort = shape_order(keys)
-            work, keys, narrow = work[sort], keys[sort], narrow[sort]
     # one array for every launch: the narrow lane's pairs, then the int32 lane's
     if narrow.all():
         parts = [(packed, 0, work, keys)]
@@ -280,7 +278,7 @@ def _first(index: np.ndarray) -> int | None:
     the common case: then slices replace gathers), else None."""
     if len(index) == 0 or int(index[-1]) - int(index[0]) != len(index) - 1:
         return None
-    return int(index[0]) if bool(np.all(index[1:] > index[:-1])) else None
+    return int(index[0]) if is_consecutive(index) else None
 
 
 def _take(values: np.ndarray, index: np.ndarray, first: int | None) -> np.ndarray:
@@ -341,7 +339,7 @@ def _extent(
     consecutive run spans from its first offset to its last one's end)."""
     if first is not None:
         return int(batch.offsets[first]), int(batch.offsets[first + len(offsets)])
-    return int(offsets.min()), int((offsets + lengths).max())
+    return extent(offsets, lengths)
 
 
 class _Pairs:
@@ -360,11 +358,13 @@ class _Pairs:
         self.t_start = self.host[8 * count : 16 * count].view(np.int64)
         self.m = self.host[16 * count : 20 * count].view(np.int32)
         self.n = self.host[20 * count :].view(np.int32)
-        first = 0 if self.identity else None
-        np.subtract(_take(spans.q_offsets, order, first), spans.q_shift, out=self.q_start)
-        np.subtract(_take(spans.t_offsets, order, first), spans.t_shift, out=self.t_start)
-        np.copyto(self.m, _take(m, order, first), casting="unsafe")
-        np.copyto(self.n, _take(n, order, first), casting="unsafe")
+        gather_pairs(
+            order,
+            (spans.q_offsets, spans.t_offsets),
+            (spans.q_shift, spans.t_shift),
+            (m, n),
+            (self.q_start, self.t_start, self.m, self.n),
+        )
         self.shared = len(spans.sources) == 1
         self.t_source = spans.t_source
         self.monotone = self.identity and spans.monotone
@@ -375,8 +375,8 @@ class _Pairs:
             q = int(self.q_start[b - 1]) + int(self.m[b - 1])
             t = int(self.t_start[b - 1]) + int(self.n[b - 1])
         else:
-            q = int((self.q_start[a:b] + self.m[a:b]).max())
-            t = int((self.t_start[a:b] + self.n[a:b]).max())
+            q = extent(self.q_start[a:b], self.m[a:b])[1]
+            t = extent(self.t_start[a:b], self.n[a:b])[1]
         return [max(q, t)] if self.shared else [q, t - self.t_source]
 
     def to_device(self, cp: Any) -> dict[str, Any]:
@@ -621,27 +621,29 @@ def _order(launches: list[_Launch]) -> np.ndarray:
     return np.concatenate([launch.pairs for launch in launches])
 
 
-def _partition(cumulative: np.ndarray, parts: int) -> np.ndarray:
+def _partition(cumulative: np.ndarray, parts: int, base: int = 0) -> np.ndarray:
     """Boundaries ``0 = b[0] <= b[1] <= ... <= b[parts] = len(cumulative)`` of ``parts``
     contiguous ranges of pairs (range ``k`` is ``b[k]:b[k + 1]``) with near-equal cells;
-    ``cumulative`` is the running total of the pairs' cells. Each boundary is the pair
+    ``cumulative - base`` is the running total of the pairs' cells (``base``: the cells
+    before them, when ``cumulative`` is a slice of a longer total). Each boundary is the pair
     boundary nearest its share of the total (ties to the earlier one), so every range's cells
     are within one pair's cells of ``total / parts``; with fewer pairs than parts some ranges
     are empty. Reads ``cumulative`` at a few places only (one search per boundary)."""
     count = len(cumulative)
-    total = int(cumulative[-1]) if count else 0
+    total = int(cumulative[-1]) - base if count else 0
     # boundary i has prefix(i) = cells of pairs before it; in integers, boundary k is the i
     # whose prefix(i) * parts is nearest k * total
     goals = [-(-k * total // parts) for k in range(1, parts)]
-    reaching = (np.searchsorted(cumulative, goals, side="left") + 1).tolist()
+    reaching = np.searchsorted(cumulative, [base + goal for goal in goals], side="left") + 1
+    reaching = reaching.tolist()
     bounds = [0]
     for k, (goal, above) in enumerate(zip(goals, reaching, strict=True), 1):
         if goal == 0:  # no cells at all
             bounds.append(0)
             continue
         below = above - 1
-        short = k * total - (int(cumulative[below - 1]) if below else 0) * parts
-        over = int(cumulative[above - 1]) * parts - k * total
+        short = k * total - (int(cumulative[below - 1]) - base if below else 0) * parts
+        over = (int(cumulative[above - 1]) - base) * parts - k * total
         bounds.append(below if short <= over else above)
     # pairs of no cells after the last boundary still belong to the last range
     bounds.append(count)
@@ -732,15 +734,15 @@ def _queue_gather(cp: Any, device_out: Any, stream: Any, pairs: _Pairs, host: np
     return full
 
 
-def _stages(m: np.ndarray, n: np.ndarray) -> list[tuple[int, int]]:
+def _stages(cumulative: np.ndarray, base: int) -> list[tuple[int, int]]:
     """Contiguous ranges of near-equal cells that one device plans and queues one after the
     other (its kernels run one stage while the host plans the next): ``_STAGES`` of a large
-    share, one of a small one."""
-    count = min(_STAGES, max(1, len(m) // _MIN_STAGE_PAIRS))
+    share, one of a small one (``cumulative``, ``base``: the share's running total of cells,
+    as :func:`_partition` takes them)."""
+    count = min(_STAGES, max(1, len(cumulative) // _MIN_STAGE_PAIRS))
     if count == 1:
-        return [(0, len(m))]
-    cells = m * n
-    bounds = _partition(np.cumsum(cells, out=cells), count).tolist()
+        return [(0, len(cumulative))]
+    bounds = _partition(cumulative, count, base).tolist()
     return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 
 
@@ -754,6 +756,7 @@ def _score_part(
     firsts: tuple[int | None, int | None],
     m: np.ndarray,
     n: np.ndarray,
+    cells: tuple[np.ndarray, int],
     matrix: np.ndarray,
     mode: str,
     gap_open: int,
@@ -762,7 +765,8 @@ def _score_part(
     out: np.ndarray,
 ) -> None:
     """Score pairs (not all with an empty side) on ``device`` into ``out``, their (3, pairs)
-    int64 fields (the rows of pairs with an empty side are left to the caller). The residues
+    int64 fields (the rows of pairs with an empty side are left to the caller); ``cells`` is
+    their running total of cells and the cells before them. The residues
     start on their way to the device first; the pairs are then planned and queued in stages,
     so that the host plans a stage while the device runs the one before, and each stage's
     results are copied into ``out`` (from pinned memory) while the later stages run."""
@@ -776,7 +780,7 @@ def _score_part(
         alive = []  # every stage's device buffers, until the streams are synchronised
         gathered = []  # (stage range, event after its results' copy to host)
         try:
-            for a, b in _stages(m, n):
+            for a, b in _stages(*cells):
                 sm, sn = m[a:b], n[a:b]
                 if not ((sm > 0) & (sn > 0)).any():
                     continue
@@ -833,31 +837,21 @@ def score(
     n = _lengths(targets, t_index, firsts[1])
     # fields in columns (the caller takes whole columns); the devices fill their rows' fields
     out = np.empty((len(m), 3), dtype=np.int64, order="F")
-    empty = _empty_sides(m, n)
+    cumulative, any_empty = running_cells(m, n)
+    empty = (m == 0) | (n == 0) if any_empty else None
     if empty is not None and empty.all():
         return _with_empty_pairs(out, empty, m, n, mode, gap_open, gap_extend)
     scoring = (matrix, mode, gap_open, gap_extend, lanes)
-    if len(_devices) == 1:
-        _score_part(
-            cp, _devices[0], queries, targets, q_index, t_index, firsts, m, n, *scoring, out.T
-        )
-        return _with_empty_pairs(out, empty, m, n, mode, gap_open, gap_extend)
 
     def part(device: int, a: int, b: int) -> None:
+        before = int(cumulative[a - 1]) if a else 0
         _score_part(
             cp, device, queries, targets, q_index[a:b], t_index[a:b], shifted(firsts, a),
-            m[a:b], n[a:b], *scoring, out.T[:, a:b],
+            m[a:b], n[a:b], (cumulative[a:b], before), *scoring, out.T[:, a:b],
         )  # fmt: skip
 
-    on_devices(m * n, part)
+    on_devices(cumulative, part)
     return _with_empty_pairs(out, empty, m, n, mode, gap_open, gap_extend)
-
-
-def _empty_sides(m: np.ndarray, n: np.ndarray) -> np.ndarray | None:
-    """Which pairs have an empty side (None when none has: two reductions, no mask)."""
-    if len(m) and int(m.min()) > 0 and int(n.min()) > 0:
-        return None
-    return (m == 0) | (n == 0)
 
 
 def shifted(firsts: tuple[int | None, int | None], a: int) -> tuple[int | None, int | None]:
@@ -865,18 +859,23 @@ def shifted(firsts: tuple[int | None, int | None], a: int) -> tuple[int | None, 
     return tuple(None if first is None else first + a for first in firsts)
 
 
-def on_devices(cells: np.ndarray, work: Callable[[int, int, int], T]) -> list[T]:
+def on_devices(cumulative: np.ndarray, work: Callable[[int, int, int], T]) -> list[T]:
     """``work(device, a, b)`` for one contiguous range ``a:b`` of a call's pairs per device,
-    of near-equal ``cells`` (ranges without cells are skipped), each in a host thread of its
-    own when there are several devices. Returns the results in device order; the first
-    error is raised once every thread has finished."""
+    of near-equal cells (``cumulative``: the pairs' running total of cells; ranges without
+    cells are skipped), each in a host thread of its own when there are several devices.
+    Returns the results in device order; the first error is raised once every thread has
+    finished."""
+
+    def cells(a: int, b: int) -> int:
+        return int(cumulative[b - 1]) - (int(cumulative[a - 1]) if a else 0) if b > a else 0
+
     if len(_devices) == 1:
-        return [work(_devices[0], 0, len(cells))] if cells.any() else []
-    bounds = _partition(np.cumsum(cells), len(_devices)).tolist()
+        return [work(_devices[0], 0, len(cumulative))] if cells(0, len(cumulative)) else []
+    bounds = _partition(cumulative, len(_devices)).tolist()
     shares = [
         (device, a, b)
         for device, a, b in zip(_devices, bounds[:-1], bounds[1:], strict=True)
-        if cells[a:b].any()
+        if cells(a, b)
     ]
     with ThreadPoolExecutor(max(1, len(shares)), thread_name_prefix="seqwarp-gpu") as pool:
         futures = [pool.submit(work, *share) for share in shares]

@@ -24,6 +24,7 @@ import numpy as np
 from .. import cuda
 from ..sequences import SequenceBatch
 from . import _cpu_backend, _gpu_backend
+from ._host_scan import running_cells
 from .results import Cigars
 
 __all__ = ["align", "fill_name", "walk_name"]
@@ -107,7 +108,7 @@ def align(
             (matrix, mode, gap_open, gap_extend), out, parts, marks,
         )  # fmt: skip
 
-    too_large = _gpu_backend.on_devices(m * n, run)
+    too_large = _gpu_backend.on_devices(running_cells(m, n)[0], run)
     # the pairs with an empty side, and those whose flags do not fit a device
     rest = np.sort(np.concatenate([np.flatnonzero((m == 0) | (n == 0)), *too_large]))
     if rest.size:

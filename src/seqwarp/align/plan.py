@@ -14,7 +14,6 @@ __all__ = [
     "largest_first",
     "score_bound",
     "shape_key",
-    "shape_order",
     "slices_by_cells",
     "tile_cost",
     "tile_runs",
@@ -101,18 +100,9 @@ def score_bound(
     return np.maximum(high, low)
 
 
-def shape_order(keys: np.ndarray) -> np.ndarray:
-    """Pairs in increasing order of their :func:`shape_key`: (target, query) length in steps
-    of 32, so that neighbours in a GPU group or warp pad each other little. The key has 16
-    bits, so the stable sort is a radix sort (linear time); a batch of one shape keeps its
-    order without a sort."""
-    if len(keys) == 0 or keys.min() == keys.max():
-        return np.arange(len(keys), dtype=np.int64)
-    return np.argsort(keys, kind="stable")
-
-
 def shape_key(query_lengths: np.ndarray, target_lengths: np.ndarray) -> np.ndarray:
-    """16-bit sort key of :func:`shape_order`: ``(n - 1) // 32`` in the high byte and
+    """16-bit sort key of the GPU's pair order (``_host_scan.shape_sort``; neighbours in a
+    GPU group or warp then pad each other little): ``(n - 1) // 32`` in the high byte and
     ``(m - 1) // 32`` in the low byte, each capped at 255."""
     m = np.asarray(query_lengths, dtype=np.int64)
     n = np.asarray(target_lengths, dtype=np.int64)

@@ -1,0 +1,127 @@
+"""One-pass scans of a GPU call's per-pair arrays, compiled by numba (``_jit``: without the
+interpreter lock), so that they allocate nothing per element and the host threads of several
+devices run them at the same time."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import jit
+
+__all__ = ["extent", "gather_pairs", "is_consecutive", "running_cells", "shape_sort"]
+
+
+@jit
+def is_consecutive(index: np.ndarray) -> bool:
+    """Whether ``index`` is ``index[0], index[0] + 1, ...`` (the pairs of a batch taken in
+    order); stops at the first step that is not +1."""
+    for i in range(1, len(index)):
+        if index[i] != index[0] + i:
+            return False
+    return True
+
+
+@jit
+def _running_cells(m: np.ndarray, n: np.ndarray, out: np.ndarray) -> bool:
+    total = 0
+    empty = False
+    for i in range(len(m)):
+        cells = m[i] * n[i]
+        empty |= cells == 0
+        total += cells
+        out[i] = total
+    return empty
+
+
+def running_cells(m: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, bool]:
+    """The running total of the pairs' DP cells (``np.cumsum(m * n)``, int64) and whether
+    any pair has an empty side, in one pass."""
+    out = np.empty(len(m), dtype=np.int64)
+    return out, bool(_running_cells(m, n, out))
+
+
+@jit
+def _shape_key(m: int, n: int) -> int:
+    return (min((n - 1) >> 5, 255) << 8) | min((m - 1) >> 5, 255)
+
+
+@jit
+def _shape_sort(m: np.ndarray, n: np.ndarray, order: np.ndarray, keys: np.ndarray) -> int:
+    # a counting sort: how many pairs take each key, where each key's run begins, then every
+    # pair into the next place of its key's run (in pair order: stable)
+    starts = np.zeros(1 << 16, dtype=np.int64)
+    for i in range(len(m)):
+        if m[i] > 0 and n[i] > 0:
+            starts[_shape_key(m[i], n[i])] += 1
+    total = 0
+    for key in range(1 << 16):
+        count = starts[key]
+        starts[key] = total
+        total += count
+    for i in range(len(m)):
+        if m[i] > 0 and n[i] > 0:
+            key = _shape_key(m[i], n[i])
+            j = starts[key]
+            starts[key] = j + 1
+            order[j] = i
+            keys[j] = key
+    return total
+
+
+def shape_sort(m: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs with both sides non-empty in the stable order of ``plan.shape_key`` (target,
+    then query length in steps of 32), and their keys: a counting sort in two passes."""
+    order = np.empty(len(m), dtype=np.int64)
+    keys = np.empty(len(m), dtype=np.uint16)
+    count = _shape_sort(m, n, order, keys)
+    return order[:count], keys[:count]
+
+
+@jit
+def _gather_pairs(
+    order: np.ndarray,
+    q_offsets: np.ndarray,
+    t_offsets: np.ndarray,
+    q_shift: int,
+    t_shift: int,
+    m: np.ndarray,
+    n: np.ndarray,
+    q_start: np.ndarray,
+    t_start: np.ndarray,
+    m_out: np.ndarray,
+    n_out: np.ndarray,
+) -> None:
+    for i in range(len(order)):
+        p = order[i]
+        q_start[i] = q_offsets[p] - q_shift
+        t_start[i] = t_offsets[p] - t_shift
+        m_out[i] = m[p]
+        n_out[i] = n[p]
+
+
+def gather_pairs(
+    order: np.ndarray,
+    offsets: tuple[np.ndarray, np.ndarray],
+    shifts: tuple[int, int],
+    lengths: tuple[np.ndarray, np.ndarray],
+    out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    """Fill ``out`` (query starts, target starts, query and target lengths) with the pairs of
+    ``order``: residue start = offset - shift, in one pass without temporaries."""
+    _gather_pairs(order, *offsets, *shifts, *lengths, *out)
+
+
+@jit
+def _extent(offsets: np.ndarray, lengths: np.ndarray) -> tuple[int, int]:
+    low, high = offsets[0], offsets[0] + lengths[0]
+    for i in range(1, len(offsets)):
+        low = min(low, offsets[i])
+        high = max(high, offsets[i] + lengths[i])
+    return low, high
+
+
+def extent(offsets: np.ndarray, lengths: np.ndarray) -> tuple[int, int]:
+    """``offsets.min()`` and ``(offsets + lengths).max()`` of sequences (at least one), in one
+    pass."""
+    low, high = _extent(offsets, lengths)
+    return int(low), int(high)
