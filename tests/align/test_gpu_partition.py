@@ -88,6 +88,47 @@ def test_partition_of_a_slice_counts_from_its_base() -> None:
         assert _gpu_backend._partition(cumulative[a:b], parts, base).tolist() == expected.tolist()
 
 
+class _DeviceFull(Exception):
+    """Stands in for CuPy's out-of-memory error."""
+
+
+def test_a_share_too_large_for_the_device_runs_in_halves() -> None:
+    """Out of memory, a range runs as halves of near-equal cells, in order, each once, down
+    to what fits (memory released before each retry); ranges without cells are skipped, and
+    a single pair that does not fit raises."""
+    rng = np.random.default_rng(6)
+    for _ in range(50):
+        cells = rng.integers(0, 1000, size=int(rng.integers(1, 60)))
+        limit = int(rng.integers(1, 3000))
+        ran: list[tuple[int, int]] = []
+        failed: list[tuple[int, int]] = []
+        released: list[int] = []
+
+        def run(a: int, b: int, ran=ran, failed=failed, cells=cells, limit=limit) -> None:
+            if int(cells[a:b].sum()) > limit and b - a > 1:
+                failed.append((a, b))
+                raise _DeviceFull
+            ran.append((a, b))
+
+        _gpu_backend._in_halves_on(
+            _DeviceFull, run, np.cumsum(cells), 0, len(cells), lambda r=released: r.append(1)
+        )
+        covered = [p for a, b in ran for p in range(a, b)]
+        assert covered == sorted(set(covered))  # in order, each pair once
+        assert set(np.flatnonzero(cells).tolist()) <= set(covered)
+        assert all(int(cells[a:b].sum()) <= limit or b - a == 1 for a, b in ran)
+        assert all(int(cells[a:b].sum()) > 0 for a, b in ran)
+        assert len(released) == len(failed)
+        if int(cells.sum()) > limit and np.count_nonzero(cells) > 1:
+            assert failed
+
+    def never_fits(a: int, b: int) -> None:
+        raise _DeviceFull
+
+    with pytest.raises(_DeviceFull):
+        _gpu_backend._in_halves_on(_DeviceFull, never_fits, np.cumsum([5, 5]), 0, 2, lambda: None)
+
+
 def test_running_cells_is_the_cumulative_product() -> None:
     """The one-pass scan equals ``np.cumsum(m * n)`` and flags pairs with an empty side."""
     rng = np.random.default_rng(5)

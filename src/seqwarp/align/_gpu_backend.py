@@ -35,6 +35,8 @@ answers, byte for byte. How a batch of pairs runs:
    its slice of the pinned result. Host work and transfers are divided by N with the
    kernels, and every pair's row depends only on the pair, so the answer does not depend
    on N. An ordinal may appear more than once (``(0, 0)``: two streams of work on one GPU).
+   A share whose residues or per-pair buffers do not fit the device's free memory runs in
+   halves of near-equal cells, one after the other (a chunk's launch splits the same way).
 
 ``align`` (CIGAR output) runs the GPU traceback of ``_gpu_traceback``: the same forward
 pass keeping direction flags, walked back on the device with the CPU engine's rules.
@@ -47,6 +49,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -778,17 +781,18 @@ def _score_part(
     with cp.cuda.Device(device):
         spans = _spans(queries, targets, q_index, t_index, firsts, m, n)
         upload = _Upload(cp, device, spans.sources, _COPY_THREADS)
-        host = _pinned(cp, np.int64, (3, len(m)))
-        affine = gap_open != gap_extend
-        data = _data(cp, matrix, gap_open, gap_extend)
-        streams = [cp.cuda.Stream(non_blocking=True) for _ in range(_STREAMS)]
+        streams: list[Any] = []
         alive = []  # every stage's device buffers, until the streams are synchronised
         gathered = []  # (stage range, event after its results' copy to host)
         try:
+            host = _pinned(cp, np.int64, (3, len(m)))
+            affine = gap_open != gap_extend
+            data = _data(cp, matrix, gap_open, gap_extend)
+            streams = [cp.cuda.Stream(non_blocking=True) for _ in range(_STREAMS)]
             for a, b in _stages(*cells):
+                if _cells_in(*cells, a, b) == 0:
+                    continue  # every pair has an empty side
                 sm, sn = m[a:b], n[a:b]
-                if not ((sm > 0) & (sn > 0)).any():
-                    continue
                 launches = _plan(sm, sn, matrix, gap_open, gap_extend, lanes)
                 share = replace(
                     spans, q_offsets=spans.q_offsets[a:b], t_offsets=spans.t_offsets[a:b]
@@ -810,9 +814,45 @@ def _score_part(
                 event.synchronize()
                 np.copyto(out[:, a:b], host[:, a:b])
         finally:
+            # also after an error: nothing of this share is left running on the device
             for stream in streams:
                 stream.synchronize()
-        upload.join()
+            upload.join()
+
+
+def _cells_in(cumulative: np.ndarray, base: int, a: int, b: int) -> int:
+    """Cells of pairs ``a:b`` of a running total ``cumulative`` that starts after ``base``."""
+    if b <= a:
+        return 0
+    return int(cumulative[b - 1]) - (int(cumulative[a - 1]) if a else base)
+
+
+def _in_halves_on(
+    error: type[BaseException],
+    run: Callable[[int, int], None],
+    cumulative: np.ndarray,
+    a: int,
+    b: int,
+    release: Callable[[], None],
+) -> None:
+    """``run(a, b)`` on pairs ``a:b`` of a call (``cumulative``: its running total of cells);
+    when that raises ``error`` (the device's memory cannot hold the range), ``release()``
+    and the two halves of near-equal cells one after the other, down to single pairs. Ranges
+    without cells are skipped."""
+    if _cells_in(cumulative, 0, a, b) == 0:
+        return
+    try:
+        run(a, b)
+    except error:
+        if b - a < 2:
+            raise
+        release()
+        before = int(cumulative[a - 1]) if a else 0
+        middle = a + int(_partition(cumulative[a:b], 2, before)[1])
+        if middle in (a, b):
+            middle = (a + b) // 2
+        _in_halves_on(error, run, cumulative, a, middle, release)
+        _in_halves_on(error, run, cumulative, middle, b, release)
 
 
 def score(
@@ -855,7 +895,18 @@ def score(
             m[a:b], n[a:b], (cumulative[a:b], before), *scoring, out.T[:, a:b],
         )  # fmt: skip
 
-    on_devices(cumulative, part)
+    def share(device: int, a: int, b: int) -> None:
+        # a share too large for the device's free memory runs in halves
+        _in_halves_on(
+            cp.cuda.memory.OutOfMemoryError,
+            partial(part, device),
+            cumulative,
+            a,
+            b,
+            cp.get_default_memory_pool().free_all_blocks,
+        )
+
+    on_devices(cumulative, share)
     return _with_empty_pairs(out, empty, m, n, mode, gap_open, gap_extend)
 
 
@@ -871,16 +922,14 @@ def on_devices(cumulative: np.ndarray, work: Callable[[int, int, int], T]) -> li
     Returns the results in device order; the first error is raised once every thread has
     finished."""
 
-    def cells(a: int, b: int) -> int:
-        return int(cumulative[b - 1]) - (int(cumulative[a - 1]) if a else 0) if b > a else 0
-
     if len(_devices) == 1:
-        return [work(_devices[0], 0, len(cumulative))] if cells(0, len(cumulative)) else []
+        whole = _cells_in(cumulative, 0, 0, len(cumulative))
+        return [work(_devices[0], 0, len(cumulative))] if whole else []
     bounds = _partition(cumulative, len(_devices)).tolist()
     shares = [
         (device, a, b)
         for device, a, b in zip(_devices, bounds[:-1], bounds[1:], strict=True)
-        if cells(a, b)
+        if _cells_in(cumulative, 0, a, b)
     ]
     with ThreadPoolExecutor(max(1, len(shares)), thread_name_prefix="seqwarp-gpu") as pool:
         futures = [pool.submit(work, *share) for share in shares]
