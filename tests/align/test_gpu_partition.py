@@ -10,6 +10,7 @@ count and equal to the CPU backend's.
 from __future__ import annotations
 
 import itertools
+import sys
 import zlib
 
 import numpy as np
@@ -102,7 +103,7 @@ def test_a_share_too_large_for_the_device_runs_in_halves() -> None:
         limit = int(rng.integers(1, 3000))
         ran: list[tuple[int, int]] = []
         failed: list[tuple[int, int]] = []
-        released: list[int] = []
+        released: list[bool] = []
 
         def run(a: int, b: int, ran=ran, failed=failed, cells=cells, limit=limit) -> None:
             if int(cells[a:b].sum()) > limit and b - a > 1:
@@ -111,14 +112,20 @@ def test_a_share_too_large_for_the_device_runs_in_halves() -> None:
             ran.append((a, b))
 
         _gpu_backend._in_halves_on(
-            _DeviceFull, run, np.cumsum(cells), 0, len(cells), lambda r=released: r.append(1)
+            _DeviceFull,
+            run,
+            np.cumsum(cells),
+            0,
+            len(cells),
+            # released once the error is handled: its frames no longer hold device buffers
+            lambda r=released: r.append(sys.exc_info()[0] is None),
         )
         covered = [p for a, b in ran for p in range(a, b)]
         assert covered == sorted(set(covered))  # in order, each pair once
         assert set(np.flatnonzero(cells).tolist()) <= set(covered)
         assert all(int(cells[a:b].sum()) <= limit or b - a == 1 for a, b in ran)
         assert all(int(cells[a:b].sum()) > 0 for a, b in ran)
-        assert len(released) == len(failed)
+        assert len(released) == len(failed) and all(released)
         if int(cells.sum()) > limit and np.count_nonzero(cells) > 1:
             assert failed
 

@@ -843,16 +843,18 @@ def _in_halves_on(
         return
     try:
         run(a, b)
+        return
     except error:
         if b - a < 2:
             raise
-        release()
-        before = int(cumulative[a - 1]) if a else 0
-        middle = a + int(_partition(cumulative[a:b], 2, before)[1])
-        if middle in (a, b):
-            middle = (a + b) // 2
-        _in_halves_on(error, run, cumulative, a, middle, release)
-        _in_halves_on(error, run, cumulative, middle, b, release)
+    # outside the handler: the failed attempt's frames, and the buffers they held, are gone
+    release()
+    before = int(cumulative[a - 1]) if a else 0
+    middle = a + int(_partition(cumulative[a:b], 2, before)[1])
+    if middle in (a, b):
+        middle = (a + b) // 2
+    _in_halves_on(error, run, cumulative, a, middle, release)
+    _in_halves_on(error, run, cumulative, middle, b, release)
 
 
 def score(
@@ -896,14 +898,13 @@ def score(
         )  # fmt: skip
 
     def share(device: int, a: int, b: int) -> None:
+        def release() -> None:  # the pool's cached blocks on this device
+            with cp.cuda.Device(device):
+                cp.get_default_memory_pool().free_all_blocks()
+
         # a share too large for the device's free memory runs in halves
         _in_halves_on(
-            cp.cuda.memory.OutOfMemoryError,
-            partial(part, device),
-            cumulative,
-            a,
-            b,
-            cp.get_default_memory_pool().free_all_blocks,
+            cp.cuda.memory.OutOfMemoryError, partial(part, device), cumulative, a, b, release
         )
 
     on_devices(cumulative, share)
