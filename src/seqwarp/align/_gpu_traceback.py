@@ -108,9 +108,12 @@ def align(
             (matrix, mode, gap_open, gap_extend), out, parts, marks,
         )  # fmt: skip
 
-    too_large = _gpu_backend.on_devices(running_cells(m, n)[0], run)
-    # the pairs with an empty side, and those whose flags do not fit a device
-    rest = np.sort(np.concatenate([np.flatnonzero((m == 0) | (n == 0)), *too_large]))
+    cumulative, any_empty = running_cells(m, n)
+    too_large = _gpu_backend.on_devices(cumulative, run)
+    # the pairs with an empty side (looked for only when the scan saw one), and those whose
+    # flags do not fit a device
+    empty = np.flatnonzero((m == 0) | (n == 0)) if any_empty else np.zeros(0, dtype=np.int64)
+    rest = np.sort(np.concatenate([empty, *too_large]))
     if rest.size:
         fields, texts = _cpu_backend.align(
             queries, targets, q_index[rest], t_index[rest], matrix, mode, gap_open, gap_extend
