@@ -64,6 +64,11 @@ class SequenceBatch:
         lengths.setflags(write=False)
         return lengths
 
+    @cached_property
+    def longest(self) -> int:
+        """The longest sequence's length (0 for an empty batch; computed once per batch)."""
+        return int(self.lengths.max(initial=0))
+
     @property
     def total_length(self) -> int:
         return int(self.offsets[-1] - self.offsets[0])

@@ -147,3 +147,36 @@ def test_aligner_on_gpu_matches_cpu() -> None:
         gpu_ends = Aligner(mode, device="gpu").align(queries, targets, output="ends")
         assert np.array_equal(cpu_ends.query_end, gpu_ends.query_end)
         assert np.array_equal(cpu_ends.target_end, gpu_ends.target_end)
+
+
+@pytest.mark.parametrize("sizes", [(9, 40), (40, 9)])
+@pytest.mark.parametrize("budget", [None, (20_000, 64)])
+def test_cross_products_and_indexed_pairs_on_gpu_match_cpu(
+    sizes: tuple[int, int], budget: tuple[int, int] | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``score_matrix``, ``top_hits`` and ``align_indexed`` through the public API, in one
+    call and in calls of a small budget (blocks cut along either side, calls that start
+    inside a block, empty sequences among the pairs)."""
+    if budget is not None:
+        small = _gpu_backend.CallBudget(cells=budget[0], pairs=budget[1])
+        monkeypatch.setattr(_gpu_backend, "prepare", lambda threads: small)
+    rng = np.random.default_rng(sum(sizes))
+    queries = [
+        "".join(rng.choice(list("ACGT"), size=int(rng.integers(0, 200)))) for _ in range(sizes[0])
+    ]
+    targets = [
+        "".join(rng.choice(list("ACGT"), size=int(rng.integers(0, 200)))) for _ in range(sizes[1])
+    ]
+    scoring = Scoring.dna(2, -1, 2, 1)
+    cpu, gpu = (Aligner("local", scoring, device=d) for d in ("cpu", "gpu"))
+    matrix = cpu.score_matrix(queries, targets)
+    assert np.array_equal(gpu.score_matrix(queries, targets), matrix)
+    hits, expected = gpu.top_hits(queries, targets, 4), cpu.top_hits(queries, targets, 4)
+    assert np.array_equal(hits.target_index, expected.target_index)
+    assert np.array_equal(hits.score, expected.score)
+    q, t = cpu._batch(queries, "queries"), cpu._batch(targets, "targets")
+    qi = rng.integers(0, len(q), size=500)
+    ti = rng.integers(0, len(t), size=500)
+    assert gpu.align_indexed(q, t, qi, ti).compare(cpu.align_indexed(q, t, qi, ti)) is None
+    cigars = gpu.align_indexed(q, t, qi[:60], ti[:60], "cigar")
+    assert cigars.compare(cpu.align_indexed(q, t, qi[:60], ti[:60], "cigar")) is None

@@ -18,7 +18,7 @@ import pytest
 from gpu_cases import batch, scoring_for
 
 from seqwarp.align import _cpu_backend, _gpu_backend
-from seqwarp.align._host_scan import is_consecutive, running_cells
+from seqwarp.align._host_scan import indexed_running_cells, is_consecutive, running_cells
 from seqwarp.align.results import Cigars
 from seqwarp.devices import Backend, gpu_count
 from seqwarp.scoring import Scoring
@@ -146,6 +146,24 @@ def test_running_cells_is_the_cumulative_product() -> None:
         assert cumulative.dtype == np.int64
         assert np.array_equal(cumulative, np.cumsum(m * n, dtype=np.int64))
         assert empty == bool((m == 0).any())
+
+
+def test_indexed_running_cells_gathers_and_checks_bounds() -> None:
+    """The fused gather and scan equals the numpy gathers and cumsum; an index outside the
+    batch is named by its pair, never read."""
+    rng = np.random.default_rng(6)
+    q_lengths, t_lengths = rng.integers(0, 5000, size=40), rng.integers(1, 5000, size=30)
+    for count in (0, 1, 500):
+        qi, ti = rng.integers(0, 40, size=count), rng.integers(0, 30, size=count)
+        m, n, cumulative, empty = indexed_running_cells(q_lengths, t_lengths, qi, ti)
+        assert np.array_equal(m, q_lengths[qi]) and np.array_equal(n, t_lengths[ti])
+        assert np.array_equal(cumulative, np.cumsum(q_lengths[qi] * t_lengths[ti]))
+        assert empty == bool((q_lengths[qi] == 0).any())
+    qi, ti = np.array([0, 39, 40]), np.array([0, 29, 0])
+    with pytest.raises(IndexError, match=r"^pair 2: query index 40 or target index 0 outside"):
+        indexed_running_cells(q_lengths, t_lengths, qi, ti)
+    with pytest.raises(IndexError, match=r"^pair 0: query index 0 or target index -1 outside"):
+        indexed_running_cells(q_lengths, t_lengths, qi[:1], np.array([-1]))
 
 
 def test_is_consecutive() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from seqwarp import InvalidParameter, LengthMismatch
 from seqwarp.align import Aligner, api
-from seqwarp.align.plan import slices_by_cells
+from seqwarp.align.plan import cross_product_blocks, slices_by_total
 from seqwarp.scoring import Scoring
 
 
@@ -18,13 +18,19 @@ def _random(rng: np.random.Generator, count: int, low: int, high: int) -> list[s
 
 
 @pytest.mark.parametrize("mode", ["global", "semi-global", "local"])
-@pytest.mark.parametrize("block_pairs", [1 << 20, 4])
+@pytest.mark.parametrize("block_pairs", [1 << 20, 4, 15])
+@pytest.mark.parametrize("sizes", [(7, 5), (5, 7)])
 def test_score_matrix_equals_pairs(
-    mode: str, block_pairs: int, rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+    mode: str,
+    block_pairs: int,
+    sizes: tuple[int, int],
+    rng: np.random.Generator,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """In one block and in blocks of a query row or less, as a GPU's larger blocks are."""
+    """In one block and in blocks of one or a few queries (more queries than targets) or
+    targets (more targets), as a GPU's larger blocks are."""
     monkeypatch.setattr(api, "_CROSS_BLOCK_PAIRS", block_pairs)
-    queries, targets = _random(rng, 7, 1, 60), _random(rng, 5, 1, 60)
+    queries, targets = _random(rng, sizes[0], 1, 60), _random(rng, sizes[1], 1, 60)
     aligner = Aligner(mode, Scoring.dna(2, -1, 2, 1), device="cpu")
     matrix = aligner.score_matrix(queries, targets)
     for qi, q in enumerate(queries):
@@ -34,17 +40,52 @@ def test_score_matrix_equals_pairs(
     assert np.array_equal(hits.score, np.sort(matrix, axis=1)[:, ::-1][:, :2])
 
 
-def test_top_hits_rank_and_ties(rng: np.random.Generator) -> None:
+@pytest.mark.parametrize("block_pairs", [1 << 20, 4, 9])
+def test_top_hits_rank_and_ties(
+    block_pairs: int, rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Also when the targets come in blocks (of one or two), whose hits are merged."""
+    monkeypatch.setattr(api, "_CROSS_BLOCK_PAIRS", block_pairs)
     queries = _random(rng, 4, 20, 40)
-    targets = [*_random(rng, 6, 20, 40), queries[0], queries[0]]  # two equal best targets
+    # equal best targets in different blocks, and ties among the low scores
+    targets = [*_random(rng, 6, 20, 40), queries[0], "A", queries[0], "C", "G", "T"]
     aligner = Aligner("local", Scoring.dna(2, -1, 2, 1), device="cpu")
-    hits = aligner.top_hits(queries, targets, k=3)
     matrix = aligner.score_matrix(queries, targets)
-    for qi in range(len(queries)):
-        order = sorted(range(len(targets)), key=lambda t: (-matrix[qi, t], t))[:3]
-        assert hits.target_index[qi].tolist() == order
-        assert hits.score[qi].tolist() == [matrix[qi, t] for t in order]
-    assert hits.target_index[0, :2].tolist() == [6, 7]
+    for k in (1, 3, 9, len(targets) + 2):
+        hits = aligner.top_hits(queries, targets, k=k)
+        for qi in range(len(queries)):
+            order = sorted(range(len(targets)), key=lambda t: (-matrix[qi, t], t))[:k]
+            padding = k - len(order)
+            assert hits.target_index[qi].tolist() == order + [-1] * padding
+            assert hits.score[qi].tolist() == [matrix[qi, t] for t in order] + [0] * padding
+    assert aligner.top_hits(queries, targets, k=2).target_index[0].tolist() == [6, 8]
+
+
+@pytest.mark.parametrize(("queries", "targets"), [(5, 3), (3, 5), (4, 4), (1, 9), (9, 1)])
+@pytest.mark.parametrize("max_pairs", [1, 4, 7, 100])
+def test_cross_blocks_cover_every_pair_once(queries: int, targets: int, max_pairs: int) -> None:
+    """Cut along the longer side, whole along the shorter one, the shorter side fastest."""
+    seen = np.zeros((queries, targets), dtype=np.int64)
+    for block in cross_product_blocks(queries, targets, max_pairs):
+        rows, columns = block.queries, block.targets
+        shorter = min(queries, targets)
+        assert len(block.q_index) <= max(max_pairs - max_pairs % shorter, shorter)
+        if queries >= targets:
+            assert columns == slice(0, targets) and block.by_query
+            assert np.array_equal(block.t_index[:targets], np.arange(targets))
+        else:
+            assert rows == slice(0, queries) and not block.by_query
+            assert np.array_equal(block.q_index[:queries], np.arange(queries))
+        np.add.at(seen, (block.q_index, block.t_index), 1)
+        # the grid puts each pair's value at its (query, target) place
+        grid = block.grid(block.q_index * 1000 + block.t_index)
+        expected = np.arange(rows.start, rows.stop)[:, None] * 1000 + np.arange(
+            columns.start, columns.stop
+        )
+        assert np.array_equal(grid, expected)
+    assert (seen == 1).all()
+    assert list(cross_product_blocks(0, targets, max_pairs)) == []
+    assert list(cross_product_blocks(queries, 0, max_pairs)) == []
 
 
 def test_top_k_larger_than_targets_pads() -> None:
@@ -95,7 +136,7 @@ def test_thread_count_does_not_change_results(output: str, rng: np.random.Genera
 def test_call_slices_respect_both_budgets(max_pairs: int | None, rng: np.random.Generator) -> None:
     cells = rng.integers(0, 500, size=300)
     cells[::37] = 5000  # pairs larger than the cell budget still form a call of their own
-    parts = list(slices_by_cells(cells, 1200, max_pairs))
+    parts = list(slices_by_total(np.cumsum(cells), 1200, max_pairs))
     assert parts[0].start == 0 and parts[-1].stop == len(cells)
     for before, after in itertools.pairwise(parts):
         assert before.stop == after.start
@@ -111,9 +152,9 @@ def test_call_slices_respect_both_budgets(max_pairs: int | None, rng: np.random.
 
 
 def test_a_call_within_both_budgets_is_one_slice() -> None:
-    cells = np.array([3, 0, 7, 5])
-    assert list(slices_by_cells(cells, 15)) == [slice(0, 4)]
-    assert list(slices_by_cells(cells, 15, 4)) == [slice(0, 4)]
-    assert list(slices_by_cells(cells, 14)) == [slice(0, 3), slice(3, 4)]
-    assert list(slices_by_cells(cells, 15, 3)) == [slice(0, 3), slice(3, 4)]
-    assert list(slices_by_cells(cells[:0], 15)) == []
+    total = np.cumsum([3, 0, 7, 5])
+    assert list(slices_by_total(total, 15)) == [slice(0, 4)]
+    assert list(slices_by_total(total, 15, 4)) == [slice(0, 4)]
+    assert list(slices_by_total(total, 14)) == [slice(0, 3), slice(3, 4)]
+    assert list(slices_by_total(total, 15, 3)) == [slice(0, 3), slice(3, 4)]
+    assert list(slices_by_total(total[:0], 15)) == []

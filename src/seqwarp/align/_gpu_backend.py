@@ -60,7 +60,7 @@ from ..errors import InvalidParameter
 from ..sequences import SequenceBatch
 from . import _cpu_backend
 from ._host_scan import extent, gather_pairs, is_consecutive, running_cells, shape_sort
-from .plan import CallBudget, score_bound, shape_key, tile_runs
+from .plan import CallBudget, PairShapes, score_bound, shape_key, tile_runs
 from .results import Cigars
 
 __all__ = ["LANES", "Staged", "align", "kernel_name", "prepare", "score", "stage", "use"]
@@ -287,6 +287,26 @@ def _first(index: np.ndarray) -> int | None:
     if len(index) == 0 or int(index[-1]) - int(index[0]) != len(index) - 1:
         return None
     return int(index[0]) if is_consecutive(index) else None
+
+
+def firsts_of(q_index: np.ndarray, t_index: np.ndarray) -> tuple[int | None, int | None]:
+    """:func:`_first` of a call's query and target index (one scan when they are one array)."""
+    first = _first(q_index)
+    return first, first if t_index is q_index else _first(t_index)
+
+
+def shapes_of(
+    queries: SequenceBatch,
+    targets: SequenceBatch,
+    q_index: np.ndarray,
+    t_index: np.ndarray,
+    firsts: tuple[int | None, int | None],
+) -> PairShapes:
+    """The lengths and running total of cells of a call's pairs (``firsts``: see
+    :func:`firsts_of`)."""
+    m = _lengths(queries, q_index, firsts[0])
+    n = _lengths(targets, t_index, firsts[1])
+    return PairShapes(m, n, *running_cells(m, n))
 
 
 def _take(values: np.ndarray, index: np.ndarray, first: int | None) -> np.ndarray:
@@ -591,7 +611,7 @@ def stage(
     the kernels alone, and trying other ``tiles``; :func:`score` is the normal path)."""
     import cupy as cp
 
-    firsts = (_first(q_index), _first(t_index))
+    firsts = firsts_of(q_index, t_index)
     m = _lengths(queries, q_index, firsts[0])
     n = _lengths(targets, t_index, firsts[1])
     launches = _plan(m, n, matrix, gap_open, gap_extend, lanes, tiles)
@@ -868,8 +888,10 @@ def score(
     gap_extend: int,
     *,
     lanes: str = "auto",
+    shapes: PairShapes | None = None,
 ) -> np.ndarray:
-    """``(n, 3)`` int64 array: score, query end, target end (``lanes``: see ``LANES``).
+    """``(n, 3)`` int64 array: score, query end, target end (``lanes``: see ``LANES``;
+    ``shapes``: the pairs' lengths and running total of cells, when the caller has them).
 
     With several devices (``use`` with a multi-GPU backend) each scores one contiguous range
     of the pairs, of near-equal cells, in a host thread of its own; a pair's row depends only
@@ -879,12 +901,10 @@ def score(
 
     if lanes not in LANES:
         raise InvalidParameter("lanes", lanes, choices=LANES)
-    firsts = (_first(q_index), _first(t_index))
-    m = _lengths(queries, q_index, firsts[0])
-    n = _lengths(targets, t_index, firsts[1])
+    firsts = firsts_of(q_index, t_index)
+    m, n, cumulative, any_empty = shapes or shapes_of(queries, targets, q_index, t_index, firsts)
     # fields in columns (the caller takes whole columns); the devices fill their rows' fields
     out = np.empty((len(m), 3), dtype=np.int64, order="F")
-    cumulative, any_empty = running_cells(m, n)
     empty = (m == 0) | (n == 0) if any_empty else None
     if empty is not None and empty.all():
         return _with_empty_pairs(out, empty, m, n, mode, gap_open, gap_extend)
@@ -970,10 +990,11 @@ def align(
     mode: str,
     gap_open: int,
     gap_extend: int,
+    shapes: PairShapes | None = None,
 ) -> tuple[np.ndarray, Cigars]:
     """``(n, 8)`` fields and CIGAR strings: the GPU traceback (``_gpu_traceback``)."""
     from . import _gpu_traceback
 
     return _gpu_traceback.align(
-        queries, targets, q_index, t_index, matrix, mode, gap_open, gap_extend
+        queries, targets, q_index, t_index, matrix, mode, gap_open, gap_extend, shapes=shapes
     )

@@ -24,7 +24,7 @@ import numpy as np
 from .. import cuda
 from ..sequences import SequenceBatch
 from . import _cpu_backend, _gpu_backend
-from ._host_scan import running_cells
+from .plan import PairShapes
 from .results import Cigars
 
 __all__ = ["align", "fill_name", "walk_name"]
@@ -84,6 +84,7 @@ def align(
     gap_extend: int,
     *,
     marks: list[tuple[str, Any]] | None = None,
+    shapes: PairShapes | None = None,
 ) -> tuple[np.ndarray, Cigars]:
     """``(n, 8)`` int64 fields (``cpu._align_pair``'s) and the CIGAR strings of every pair.
 
@@ -91,13 +92,15 @@ def align(
     in a host thread of its own (as ``_gpu_backend.score`` does). ``marks``, when given,
     receives ``(phase, CUDA event)`` pairs: ``"start"`` before each chunk, then an event
     after its ``"fill"``, ``"walk"`` and ``"pack"`` kernels (to time the kernels apart from
-    the copies and the host's work).
+    the copies and the host's work). ``shapes``: the pairs' lengths and running total of
+    cells, when the caller has them.
     """
     q_index = np.asarray(q_index, dtype=np.int64)
     t_index = np.asarray(t_index, dtype=np.int64)
-    firsts = (_gpu_backend._first(q_index), _gpu_backend._first(t_index))
-    m = _gpu_backend._lengths(queries, q_index, firsts[0])
-    n = _gpu_backend._lengths(targets, t_index, firsts[1])
+    firsts = _gpu_backend.firsts_of(q_index, t_index)
+    m, n, cumulative, any_empty = shapes or _gpu_backend.shapes_of(
+        queries, targets, q_index, t_index, firsts
+    )
     out = np.empty((len(m), _FIELDS), dtype=np.int64)
     parts: list[tuple[np.ndarray, Cigars]] = []
 
@@ -108,7 +111,6 @@ def align(
             (matrix, mode, gap_open, gap_extend), out, parts, marks,
         )  # fmt: skip
 
-    cumulative, any_empty = running_cells(m, n)
     too_large = _gpu_backend.on_devices(cumulative, run)
     # the pairs with an empty side (looked for only when the scan saw one), and those whose
     # flags do not fit a device

@@ -8,7 +8,14 @@ import numpy as np
 
 from .._jit import jit
 
-__all__ = ["extent", "gather_pairs", "is_consecutive", "running_cells", "shape_sort"]
+__all__ = [
+    "extent",
+    "gather_pairs",
+    "indexed_running_cells",
+    "is_consecutive",
+    "running_cells",
+    "shape_sort",
+]
 
 
 @jit
@@ -38,6 +45,49 @@ def running_cells(m: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, bool]:
     any pair has an empty side, in one pass."""
     out = np.empty(len(m), dtype=np.int64)
     return out, bool(_running_cells(m, n, out))
+
+
+@jit
+def _indexed_running_cells(
+    q_lengths: np.ndarray,
+    t_lengths: np.ndarray,
+    q_index: np.ndarray,
+    t_index: np.ndarray,
+    m: np.ndarray,
+    n: np.ndarray,
+    out: np.ndarray,
+) -> int:
+    # returns -1 (no pair with an empty side), -2 (some) or the first pair of a bad index
+    total = 0
+    empty = False
+    for i in range(len(q_index)):
+        q, t = q_index[i], t_index[i]
+        if q < 0 or q >= len(q_lengths) or t < 0 or t >= len(t_lengths):
+            return i
+        m[i] = q_lengths[q]
+        n[i] = t_lengths[t]
+        cells = m[i] * n[i]
+        empty |= cells == 0
+        total += cells
+        out[i] = total
+    return -2 if empty else -1
+
+
+def indexed_running_cells(
+    q_lengths: np.ndarray, t_lengths: np.ndarray, q_index: np.ndarray, t_index: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """The query and target lengths of the pairs ``(q_index[p], t_index[p])``, their
+    running total of cells and whether any pair has an empty side, in one pass (the
+    gathers, :func:`running_cells` and a bounds check of the indices)."""
+    count = len(q_index)
+    m, n, out = (np.empty(count, dtype=np.int64) for _ in range(3))
+    found = int(_indexed_running_cells(q_lengths, t_lengths, q_index, t_index, m, n, out))
+    if found >= 0:
+        raise IndexError(
+            f"pair {found}: query index {int(q_index[found])} or target index"
+            f" {int(t_index[found])} outside 0..{len(q_lengths) - 1} or 0..{len(t_lengths) - 1}"
+        )
+    return m, n, out, found == -2
 
 
 @jit

@@ -10,7 +10,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Literal, overload
 
 import numpy as np
@@ -19,7 +21,7 @@ from ..devices import Backend, Device, resolve
 from ..errors import InvalidParameter, LengthMismatch
 from ..scoring import Scoring
 from ..sequences import SequenceBatch, as_batch
-from .plan import cross_product_blocks, largest_first, slices_by_cells
+from .plan import CrossBlock, PairShapes, cross_product_blocks, largest_first, slices_by_total
 from .results import CigarResult, Cigars, EndsResult, ScoreResult, TopHits
 
 __all__ = ["AlignMode", "Aligner", "Output", "align"]
@@ -91,11 +93,10 @@ class Aligner:
         t = self._batch(targets, "targets")
         if len(q) != len(t):
             raise LengthMismatch("queries and targets", len(q), len(t))
+        self._check_range(q, t)
         index = np.arange(len(q), dtype=np.int64)
-        q_lengths, t_lengths = q.lengths, t.lengths
-        self._check_range(q_lengths, t_lengths)
-        # pair i is (q[i], t[i]): its cells need no gather
-        return self._align_pairs(q, t, index, index, q_lengths * t_lengths, output, progress)
+        # pair i is (q[i], t[i]): its lengths need no gather
+        return self._align_pairs(q, t, index, index, (q.lengths, t.lengths), output, progress)
 
     def align_indexed(
         self,
@@ -107,10 +108,10 @@ class Aligner:
         progress: Progress | None = None,
     ) -> ScoreResult:
         """Align the pairs ``(queries[q_index[p]], targets[t_index[p]])``."""
-        q_lengths, t_lengths = queries.lengths, targets.lengths
-        self._check_range(q_lengths, t_lengths)
-        cells = q_lengths[q_index] * t_lengths[t_index]
-        return self._align_pairs(queries, targets, q_index, t_index, cells, output, progress)
+        self._check_range(queries, targets)
+        q_index = np.asarray(q_index, dtype=np.int64)
+        t_index = np.asarray(t_index, dtype=np.int64)
+        return self._align_pairs(queries, targets, q_index, t_index, None, output, progress)
 
     def _align_pairs(
         self,
@@ -118,51 +119,66 @@ class Aligner:
         targets: SequenceBatch,
         q_index: np.ndarray,
         t_index: np.ndarray,
-        cells: np.ndarray,
+        lengths: tuple[np.ndarray, np.ndarray] | None,
         output: Output,
         progress: Progress | None,
     ) -> ScoreResult:
-        """Align the pairs of ``q_index`` and ``t_index``, of ``cells`` DP cells each, in
-        calls of the engine's size."""
+        """Align the pairs of ``q_index`` and ``t_index`` (``lengths``: their query and target
+        lengths when known without a gather) in calls of the engine's size."""
         if output not in _OUTPUTS:
             raise InvalidParameter("output", output, choices=_OUTPUTS)
         engine = self._engine()
         budget = engine.prepare(self.threads)
-        total = int(cells.sum()) if progress is not None else 0
-        # the GPU engine orders pairs by shape itself and reads each chunk's residues as one
-        # span: it takes consecutive pairs, sparing a sort and a gather per call
-        ordered = self.backend.kind == "gpu"
-        order = None if ordered else largest_first(cells)
+        if self.backend.kind == "gpu":
+            # the GPU engine orders pairs by shape itself and reads each call's residues as
+            # spans: it takes consecutive pairs, and their running total of cells from here
+            from ._host_scan import indexed_running_cells, running_cells
+
+            order = None
+            if lengths is None:
+                m, n, cumulative, any_empty = indexed_running_cells(
+                    queries.lengths, targets.lengths, q_index, t_index
+                )
+            else:
+                m, n = lengths
+                cumulative, any_empty = running_cells(m, n)
+        else:
+            m, n = lengths or (queries.lengths[q_index], targets.lengths[t_index])
+            cells = m * n
+            order = largest_first(cells)
+            cumulative = np.cumsum(cells[order])
+        total = int(cumulative[-1]) if len(cumulative) else 0
+        same = q_index is t_index
         # columns contiguous: the result hands each field out as it is
         fields = np.empty((len(q_index), 8 if output == "cigar" else 3), dtype=np.int64, order="F")
         cigar_parts: list[tuple[np.ndarray, Cigars]] = []
-        done = 0
-        for part in slices_by_cells(
-            cells if order is None else cells[order], budget.cells, budget.pairs
-        ):
+        for part in slices_by_total(cumulative, budget.cells, budget.pairs):
             chosen = part if order is None else order[part]
+            qi = q_index[chosen]
             args = (
                 queries,
                 targets,
-                q_index[chosen],
-                t_index[chosen],
+                qi,
+                qi if same else t_index[chosen],
                 self.scoring.matrix,
                 self.mode,
                 self.scoring.gap_open,
                 self.scoring.gap_extend,
             )
+            known = (
+                {"shapes": _call_shapes(m, n, cumulative, any_empty, part)} if order is None else {}
+            )
             if output == "cigar":
-                values, strings = engine.align(*args)
+                values, strings = engine.align(*args, **known)
                 cigar_parts.append((chosen, strings))
             else:
-                values = engine.score(*args)
+                values = engine.score(*args, **known)
             if order is None and values.shape == fields.shape:
                 fields = values  # one chunk of all pairs, in call order: no copy
             else:
                 fields[chosen] = values
             if progress is not None:
-                done = total if part.stop == len(cells) else done + int(cells[chosen].sum())
-                progress(done, total)
+                progress(int(cumulative[part.stop - 1]), total)
         cigars = Cigars.scatter(len(q_index), cigar_parts) if output == "cigar" else None
         return self._result(output, q_index, t_index, fields, cigars, queries, targets)
 
@@ -172,13 +188,12 @@ class Aligner:
         """Scores of every query against every target: an ``(n_queries, n_targets)`` array."""
         q = self._batch(queries, "queries")
         t = self._batch(targets, "targets")
-        scores = np.empty((len(q), len(t)), dtype=np.int64)
-        for rows, qi, ti in cross_product_blocks(len(q), len(t), self._block_pairs()):
-            scores[rows] = self.align_indexed(q, t, qi, ti, "score", progress=None).score.reshape(
-                -1, len(t)
-            )
-            if progress is not None:
-                progress(rows.stop, len(q))
+        # laid out as the blocks' pairs run (row by row, or column by column when the
+        # targets are cut), so that each block's scores are copied in as they come
+        layout = "C" if len(q) >= len(t) else "F"
+        scores = np.empty((len(q), len(t)), dtype=np.int64, order=layout)
+        for block, values in self._cross_scores(q, t, progress):
+            scores[block.queries, block.targets] = values
         return scores
 
     def top_hits(self, queries, targets, k: int, progress: Progress | None = None) -> TopHits:
@@ -187,17 +202,60 @@ class Aligner:
             raise InvalidParameter("k", k, hint="must be at least 1")
         q = self._batch(queries, "queries")
         t = self._batch(targets, "targets")
-        keep = min(k, len(t))
         index = np.full((len(q), k), -1, dtype=np.int64)
         best = np.zeros((len(q), k), dtype=np.int64)
-        for rows, qi, ti in cross_product_blocks(len(q), len(t), self._block_pairs()):
-            block = self.align_indexed(q, t, qi, ti, "score").score.reshape(-1, len(t))
-            ranked = np.argsort(-block, axis=1, kind="stable")[:, :keep]
-            index[rows, :keep] = ranked
-            best[rows, :keep] = np.take_along_axis(block, ranked, axis=1)
-            if progress is not None:
-                progress(rows.stop, len(q))
+        for block, scores in self._cross_scores(q, t, progress):
+            rows, first = block.queries, block.targets.start
+            # the hits so far (of the targets before this block) first, so that a stable
+            # sort keeps ties in target order
+            kept = min(first, k)
+            pool = np.concatenate([best[rows, :kept], scores], axis=1)
+            ids = np.arange(first, block.targets.stop, dtype=np.int64)
+            pool_ids = np.concatenate(
+                [index[rows, :kept], np.broadcast_to(ids, scores.shape)], axis=1
+            )
+            ranked = np.argsort(-pool, axis=1, kind="stable")[:, :k]
+            filled = ranked.shape[1]
+            index[rows, :filled] = np.take_along_axis(pool_ids, ranked, axis=1)
+            best[rows, :filled] = np.take_along_axis(pool, ranked, axis=1)
         return TopHits(index, best, self.backend.describe(), q.names, t.names)
+
+    def _cross_scores(
+        self, queries: SequenceBatch, targets: SequenceBatch, progress: Progress | None
+    ) -> Iterator[tuple[CrossBlock, np.ndarray]]:
+        """Each block of a cross product with its (queries, targets) scores, in order,
+        reporting the pairs done after each. On a GPU two blocks are in flight: a block's
+        host work (its pairs, their shapes, the residues' copy) overlaps the one before's
+        kernels."""
+
+        def scores(block: CrossBlock) -> np.ndarray:
+            result = self.align_indexed(queries, targets, block.q_index, block.t_index, "score")
+            return block.grid(result.score)
+
+        done, total = 0, len(queries) * len(targets)
+
+        def finish(block: CrossBlock, values: np.ndarray) -> tuple[CrossBlock, np.ndarray]:
+            nonlocal done
+            done += len(block.q_index)
+            if progress is not None:
+                progress(done, total)
+            return block, values
+
+        blocks = cross_product_blocks(len(queries), len(targets), self._block_pairs())
+        if self.backend.kind != "gpu":
+            for block in blocks:
+                yield finish(block, scores(block))
+            return
+        with ThreadPoolExecutor(2, thread_name_prefix="seqwarp-block") as pool:
+            window: deque[tuple[CrossBlock, Future[np.ndarray]]] = deque()
+            for block in blocks:
+                window.append((block, pool.submit(scores, block)))
+                if len(window) == 2:
+                    block, future = window.popleft()
+                    yield finish(block, future.result())
+            while window:
+                block, future = window.popleft()
+                yield finish(block, future.result())
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -220,9 +278,9 @@ class Aligner:
             from . import _cpu_backend as engine
         return engine
 
-    def _check_range(self, q_lengths: np.ndarray, t_lengths: np.ndarray) -> None:
+    def _check_range(self, queries: SequenceBatch, targets: SequenceBatch) -> None:
         """Refuse lengths whose scores could leave the exact range."""
-        longest = int(q_lengths.max(initial=0)) + int(t_lengths.max(initial=0))
+        longest = queries.longest + targets.longest
         worst = max(
             abs(self.scoring.max_score), abs(self.scoring.min_score), self.scoring.gap_open, 1
         )
@@ -263,6 +321,17 @@ class Aligner:
             mismatches=column(7),
             alignment_length=column(5),
         )
+
+
+def _call_shapes(
+    m: np.ndarray, n: np.ndarray, cumulative: np.ndarray, any_empty: bool, part: slice
+) -> PairShapes:
+    """The shapes of the pairs ``part`` of a job (``cumulative``: the job's running total of
+    cells), their running total restarted at zero."""
+    total = cumulative[part]
+    if part.start:
+        total = total - cumulative[part.start - 1]
+    return PairShapes(m[part], n[part], total, any_empty)
 
 
 def align(

@@ -9,12 +9,14 @@ import numpy as np
 
 __all__ = [
     "CallBudget",
+    "CrossBlock",
+    "PairShapes",
     "cross_product_blocks",
     "lane_groups",
     "largest_first",
     "score_bound",
     "shape_key",
-    "slices_by_cells",
+    "slices_by_total",
     "tile_cost",
     "tile_runs",
     "traceback_block",
@@ -35,22 +37,27 @@ class CallBudget(NamedTuple):
     pairs: int
 
 
-def slices_by_cells(
-    cells: np.ndarray, max_cells: int, max_pairs: int | None = None
+class PairShapes(NamedTuple):
+    """What a caller already knows of one engine call's pairs, so the engine need not scan
+    them again: query and target lengths, the running total of their DP cells (from zero)
+    and whether any pair may have an empty side."""
+
+    m: np.ndarray
+    n: np.ndarray
+    cumulative: np.ndarray
+    any_empty: bool
+
+
+def slices_by_total(
+    cumulative: np.ndarray, max_cells: int, max_pairs: int | None = None
 ) -> Iterator[slice]:
-    """Consecutive slices of pairs, each holding at most ``max_cells`` cells and ``max_pairs``
-    pairs (at least one pair)."""
-    n = len(cells)
-    if n == 0:
-        return
-    if n <= (max_pairs or n) and int(cells.sum(dtype=np.int64)) <= max_cells:
-        yield slice(0, n)  # one slice: no running total needed
-        return
-    total = np.cumsum(cells, dtype=np.int64)
+    """Consecutive slices of pairs (``cumulative``: their running total of cells), each
+    holding at most ``max_cells`` cells and ``max_pairs`` pairs (at least one pair)."""
+    n = len(cumulative)
     start = 0
     while start < n:
-        base = total[start - 1] if start else 0
-        stop = int(np.searchsorted(total, base + max_cells, side="right"))
+        base = cumulative[start - 1] if start else 0
+        stop = int(np.searchsorted(cumulative, base + max_cells, side="right"))
         stop = max(stop, start + 1)
         if max_pairs is not None:
             stop = min(stop, start + max_pairs)
@@ -58,16 +65,46 @@ def slices_by_cells(
         start = stop
 
 
-def cross_product_blocks(
-    n_queries: int, n_targets: int, max_pairs: int
-) -> Iterator[tuple[slice, np.ndarray, np.ndarray]]:
-    """Blocks of whole query rows of the cross product: (query slice, query index, target index)."""
-    rows = max(1, max_pairs // max(1, n_targets))
-    for start in range(0, n_queries, rows):
-        stop = min(n_queries, start + rows)
-        q_index = np.repeat(np.arange(start, stop, dtype=np.int64), n_targets)
-        t_index = np.tile(np.arange(n_targets, dtype=np.int64), stop - start)
-        yield slice(start, stop), q_index, t_index
+class CrossBlock(NamedTuple):
+    """One block of a cross product: every pair of its ``queries`` and ``targets`` (slices),
+    as the index arrays of an indexed call. ``by_query``: the pairs run query by query (a
+    row of targets each), else target by target."""
+
+    queries: slice
+    targets: slice
+    q_index: np.ndarray
+    t_index: np.ndarray
+    by_query: bool
+
+    def grid(self, values: np.ndarray) -> np.ndarray:
+        """The block's per-pair ``values`` as a (queries, targets) array (a view)."""
+        rows = self.queries.stop - self.queries.start
+        columns = self.targets.stop - self.targets.start
+        if self.by_query:
+            return values.reshape(rows, columns)
+        return values.reshape(columns, rows).T
+
+
+def cross_product_blocks(n_queries: int, n_targets: int, max_pairs: int) -> Iterator[CrossBlock]:
+    """Blocks of near-equal size of at most ``max_pairs`` pairs (at least one sequence of the
+    cut side) of the cross product, cut along its longer side and holding the whole shorter
+    side, whose sequences run fastest: a contiguous range of a block's pairs (a device's
+    share) then reads a contiguous range of the longer side, and each of its sequences once."""
+    if n_queries == 0 or n_targets == 0:
+        return
+    by_query = n_queries >= n_targets
+    longer, shorter = (n_queries, n_targets) if by_query else (n_targets, n_queries)
+    most = max(1, max_pairs // shorter)
+    step = -(-longer // -(-longer // most))  # as few blocks as ``most`` allows, of equal size
+    every = np.arange(shorter, dtype=np.int64)
+    for start in range(0, longer, step):
+        stop = min(longer, start + step)
+        cut = np.repeat(np.arange(start, stop, dtype=np.int64), shorter)
+        whole = np.tile(every, stop - start)
+        if by_query:
+            yield CrossBlock(slice(start, stop), slice(0, n_targets), cut, whole, True)
+        else:
+            yield CrossBlock(slice(0, n_queries), slice(start, stop), whole, cut, False)
 
 
 def traceback_block(query_length: int, target_length: int, max_bits: int = 1 << 24) -> int:

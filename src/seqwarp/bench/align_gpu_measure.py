@@ -267,11 +267,12 @@ def measure_all_pairs(
     seconds, scores = median_seconds(partial(aligner.score_matrix, reads, reads), repeats)
     n = len(reads)
     equal = 0
-    for rows, q, t in cross_product_blocks(n, n, 1 << 22):
+    for block in cross_product_blocks(n, n, 1 << 22):
         exact = _gpu_backend.score(
-            reads, reads, q, t, s.matrix, "local", *GAPS["affine"], lanes="s32"
-        )
-        equal += int(np.sum(exact[:, 0] == scores[rows].ravel()))
+            reads, reads, block.q_index, block.t_index, s.matrix, "local", *GAPS["affine"],
+            lanes="s32",
+        )  # fmt: skip
+        equal += int(np.sum(block.grid(exact[:, 0]) == scores[block.queries, block.targets]))
     rng = np.random.default_rng(seed)
     q = rng.integers(0, n, size=min(check, n * n))
     t = rng.integers(0, n, size=len(q))

@@ -111,8 +111,8 @@ def source_digest(package: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def median_seconds(call: Callable[[], Any], repeats: int) -> tuple[float, Any]:
-    """Median wall-clock seconds of ``call`` over ``repeats`` runs after a warm-up run (which
+def repeat_seconds(call: Callable[[], Any], repeats: int) -> tuple[list[float], Any]:
+    """Wall-clock seconds of each of ``repeats`` runs of ``call`` after a warm-up run (which
     pays for compiles and first allocations), and the last run's answer."""
     answer = call()
     times = []
@@ -120,6 +120,12 @@ def median_seconds(call: Callable[[], Any], repeats: int) -> tuple[float, Any]:
         begin = time.perf_counter()
         answer = call()
         times.append(time.perf_counter() - begin)
+    return times, answer
+
+
+def median_seconds(call: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+    """Median of :func:`repeat_seconds`, and the last run's answer."""
+    times, answer = repeat_seconds(call, repeats)
     return statistics.median(times), answer
 
 
