@@ -154,9 +154,9 @@ def test_aligner_on_gpu_matches_cpu() -> None:
 def test_cross_products_and_indexed_pairs_on_gpu_match_cpu(
     sizes: tuple[int, int], budget: tuple[int, int] | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``score_matrix``, ``top_hits`` and ``align_indexed`` through the public API, in one
-    call and in calls of a small budget (blocks cut along either side, calls that start
-    inside a block, empty sequences among the pairs)."""
+    """``score_matrix``, ``top_hits``, ``align_indexed`` and ``align`` through the public
+    API, in one call and in calls of a small budget (blocks cut along either side, calls
+    that start inside a block, empty sequences among the pairs)."""
     if budget is not None:
         small = _gpu_backend.CallBudget(cells=budget[0], pairs=budget[1])
         monkeypatch.setattr(_gpu_backend, "prepare", lambda threads: small)
@@ -180,3 +180,7 @@ def test_cross_products_and_indexed_pairs_on_gpu_match_cpu(
     assert gpu.align_indexed(q, t, qi, ti).compare(cpu.align_indexed(q, t, qi, ti)) is None
     cigars = gpu.align_indexed(q, t, qi[:60], ti[:60], "cigar")
     assert cigars.compare(cpu.align_indexed(q, t, qi[:60], ti[:60], "cigar")) is None
+    # pair by pair: calls that start at a later pair take their first indices from the caller
+    paired = (queries + targets, targets + queries)
+    for output in ("ends", "cigar"):
+        assert gpu.align(*paired, output).compare(cpu.align(*paired, output)) is None

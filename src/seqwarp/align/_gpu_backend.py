@@ -289,8 +289,13 @@ def _first(index: np.ndarray) -> int | None:
     return int(index[0]) if is_consecutive(index) else None
 
 
-def firsts_of(q_index: np.ndarray, t_index: np.ndarray) -> tuple[int | None, int | None]:
-    """:func:`_first` of a call's query and target index (one scan when they are one array)."""
+def firsts_of(
+    q_index: np.ndarray, t_index: np.ndarray, shapes: PairShapes | None = None
+) -> tuple[int | None, int | None]:
+    """:func:`_first` of a call's query and target index (one scan when they are one array,
+    none when the caller's ``shapes`` know them)."""
+    if shapes is not None and shapes.firsts is not None:
+        return shapes.firsts
     first = _first(q_index)
     return first, first if t_index is q_index else _first(t_index)
 
@@ -901,8 +906,8 @@ def score(
 
     if lanes not in LANES:
         raise InvalidParameter("lanes", lanes, choices=LANES)
-    firsts = firsts_of(q_index, t_index)
-    m, n, cumulative, any_empty = shapes or shapes_of(queries, targets, q_index, t_index, firsts)
+    firsts = firsts_of(q_index, t_index, shapes)
+    m, n, cumulative, any_empty, _ = shapes or shapes_of(queries, targets, q_index, t_index, firsts)
     # fields in columns (the caller takes whole columns); the devices fill their rows' fields
     out = np.empty((len(m), 3), dtype=np.int64, order="F")
     empty = (m == 0) | (n == 0) if any_empty else None

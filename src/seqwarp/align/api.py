@@ -96,7 +96,7 @@ class Aligner:
         self._check_range(q, t)
         index = np.arange(len(q), dtype=np.int64)
         # pair i is (q[i], t[i]): its lengths need no gather
-        return self._align_pairs(q, t, index, index, (q.lengths, t.lengths), output, progress)
+        return self._align_pairs(q, t, index, index, output, progress, paired=True)
 
     def align_indexed(
         self,
@@ -111,7 +111,7 @@ class Aligner:
         self._check_range(queries, targets)
         q_index = np.asarray(q_index, dtype=np.int64)
         t_index = np.asarray(t_index, dtype=np.int64)
-        return self._align_pairs(queries, targets, q_index, t_index, None, output, progress)
+        return self._align_pairs(queries, targets, q_index, t_index, output, progress)
 
     def _align_pairs(
         self,
@@ -119,31 +119,34 @@ class Aligner:
         targets: SequenceBatch,
         q_index: np.ndarray,
         t_index: np.ndarray,
-        lengths: tuple[np.ndarray, np.ndarray] | None,
         output: Output,
         progress: Progress | None,
+        *,
+        paired: bool = False,
     ) -> ScoreResult:
-        """Align the pairs of ``q_index`` and ``t_index`` (``lengths``: their query and target
-        lengths when known without a gather) in calls of the engine's size."""
+        """Align the pairs of ``q_index`` and ``t_index`` in calls of the engine's size
+        (``paired``: pair ``i`` is ``(queries[i], targets[i])``, so nothing is gathered)."""
         if output not in _OUTPUTS:
             raise InvalidParameter("output", output, choices=_OUTPUTS)
         engine = self._engine()
         budget = engine.prepare(self.threads)
+        if paired:
+            m, n = queries.lengths, targets.lengths
         if self.backend.kind == "gpu":
             # the GPU engine orders pairs by shape itself and reads each call's residues as
             # spans: it takes consecutive pairs, and their running total of cells from here
             from ._host_scan import indexed_running_cells, running_cells
 
             order = None
-            if lengths is None:
+            if paired:
+                cumulative, any_empty = running_cells(m, n)
+            else:
                 m, n, cumulative, any_empty = indexed_running_cells(
                     queries.lengths, targets.lengths, q_index, t_index
                 )
-            else:
-                m, n = lengths
-                cumulative, any_empty = running_cells(m, n)
         else:
-            m, n = lengths or (queries.lengths[q_index], targets.lengths[t_index])
+            if not paired:
+                m, n = queries.lengths[q_index], targets.lengths[t_index]
             cells = m * n
             order = largest_first(cells)
             cumulative = np.cumsum(cells[order])
@@ -166,7 +169,9 @@ class Aligner:
                 self.scoring.gap_extend,
             )
             known = (
-                {"shapes": _call_shapes(m, n, cumulative, any_empty, part)} if order is None else {}
+                {"shapes": _call_shapes(m, n, cumulative, any_empty, part, paired)}
+                if order is None
+                else {}
             )
             if output == "cigar":
                 values, strings = engine.align(*args, **known)
@@ -324,14 +329,21 @@ class Aligner:
 
 
 def _call_shapes(
-    m: np.ndarray, n: np.ndarray, cumulative: np.ndarray, any_empty: bool, part: slice
+    m: np.ndarray,
+    n: np.ndarray,
+    cumulative: np.ndarray,
+    any_empty: bool,
+    part: slice,
+    paired: bool,
 ) -> PairShapes:
     """The shapes of the pairs ``part`` of a job (``cumulative``: the job's running total of
-    cells), their running total restarted at zero."""
+    cells; ``paired``: its pair ``i`` is query ``i`` and target ``i``), their running total
+    restarted at zero."""
     total = cumulative[part]
     if part.start:
         total = total - cumulative[part.start - 1]
-    return PairShapes(m[part], n[part], total, any_empty)
+    firsts = (part.start, part.start) if paired else None
+    return PairShapes(m[part], n[part], total, any_empty, firsts)
 
 
 def align(

@@ -39,13 +39,15 @@ class CallBudget(NamedTuple):
 
 class PairShapes(NamedTuple):
     """What a caller already knows of one engine call's pairs, so the engine need not scan
-    them again: query and target lengths, the running total of their DP cells (from zero)
-    and whether any pair may have an empty side."""
+    them again: query and target lengths, the running total of their DP cells (from zero),
+    whether any pair may have an empty side and, when the query and the target indices are
+    each consecutive, their first values (None: not known)."""
 
     m: np.ndarray
     n: np.ndarray
     cumulative: np.ndarray
     any_empty: bool
+    firsts: tuple[int | None, int | None] | None = None
 
 
 def slices_by_total(
