@@ -158,3 +158,14 @@ def test_a_call_within_both_budgets_is_one_slice() -> None:
     assert list(slices_by_total(total, 14)) == [slice(0, 3), slice(3, 4)]
     assert list(slices_by_total(total, 15, 3)) == [slice(0, 3), slice(3, 4)]
     assert list(slices_by_total(total[:0], 15)) == []
+
+
+@pytest.mark.parametrize(("q_index", "t_index", "pair"), [([0, 2], [0, 1], 1), ([-1], [0], 0)])
+def test_indexed_pairs_outside_the_batches_are_named(
+    q_index: list[int], t_index: list[int], pair: int
+) -> None:
+    """An index past the end, or negative (numpy would wrap it), is refused by its pair."""
+    aligner = Aligner("local", device="cpu")
+    queries, targets = aligner._batch(["ACGT", "AC"], "queries"), aligner._batch(["A", "C"], "t")
+    with pytest.raises(IndexError, match=rf"^pair {pair}: query index {q_index[pair]} or target"):
+        aligner.align_indexed(queries, targets, np.array(q_index), np.array(t_index))

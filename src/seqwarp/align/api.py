@@ -21,6 +21,7 @@ from ..devices import Backend, Device, resolve
 from ..errors import InvalidParameter, LengthMismatch
 from ..scoring import Scoring
 from ..sequences import SequenceBatch, as_batch
+from ._host_scan import indexed_running_cells, running_cells
 from .plan import CrossBlock, PairShapes, cross_product_blocks, largest_first, slices_by_total
 from .results import CigarResult, Cigars, EndsResult, ScoreResult, TopHits
 
@@ -132,21 +133,17 @@ class Aligner:
         budget = engine.prepare(self.threads)
         if paired:
             m, n = queries.lengths, targets.lengths
+        else:  # one pass: the gathers, their running total of cells and a bounds check
+            m, n, cumulative, any_empty = indexed_running_cells(
+                queries.lengths, targets.lengths, q_index, t_index
+            )
         if self.backend.kind == "gpu":
             # the GPU engine orders pairs by shape itself and reads each call's residues as
             # spans: it takes consecutive pairs, and their running total of cells from here
-            from ._host_scan import indexed_running_cells, running_cells
-
             order = None
             if paired:
                 cumulative, any_empty = running_cells(m, n)
-            else:
-                m, n, cumulative, any_empty = indexed_running_cells(
-                    queries.lengths, targets.lengths, q_index, t_index
-                )
         else:
-            if not paired:
-                m, n = queries.lengths[q_index], targets.lengths[t_index]
             cells = m * n
             order = largest_first(cells)
             cumulative = np.cumsum(cells[order])
