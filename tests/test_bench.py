@@ -151,7 +151,6 @@ def test_scaling_workloads_match_the_gpu_benchmark(tmp_path, capsys) -> None:
     residues against the grown database); without the inputs it is skipped, and without a GPU
     the benchmark refuses to run."""
     from seqwarp.align import Aligner
-    from seqwarp.alphabets import DNA
     from seqwarp.bench import align_scaling, proteins
 
     source = tmp_path / "genus"
@@ -161,21 +160,18 @@ def test_scaling_workloads_match_the_gpu_benchmark(tmp_path, capsys) -> None:
     records = [f">p{k}\n{''.join(rng.choice(letters, size=60 * (k + 1)))}\n" for k in range(20)]
     (source / "A").write_text("".join(records))
     proteins.prepare(tmp_path / "data", str(source))
-    inputs = align_scaling._protein_inputs(str(tmp_path / "data"), 50, seed=2)
-    work = align_scaling._protein_workload(*inputs, "pageable")
+    work = align_scaling._protein_workload(str(tmp_path / "data"), 50, seed=2)
     real = proteins.load(tmp_path / "data")
     queries = proteins.pick_queries(real, list(proteins.QUERY_LENGTHS))
     database = proteins.shuffled_database(real, 50, seed=2)
-    assert work.name == "protein-50-local-affine"
-    assert align_scaling._protein_workload(*inputs, "pinned").name.endswith("-pinned")
     assert work.pairs == len(queries) * 50
     assert work.cells == int(np.sum(queries.lengths[:, None] * database.lengths[None, :]))
     aligner = Aligner("local", work.scoring, device="cpu")
     scores = work.run(aligner)
     assert np.array_equal(scores, aligner.score_matrix(queries, database))
     assert align_scaling._digest(scores) == align_scaling._digest(scores.copy())
-    assert align_scaling._protein_inputs(str(tmp_path / "none"), 50, seed=2) is None
-    dna = align_scaling._dna_workload(*align_scaling._pairs(7, 512, DNA, 0.05, 1), "pageable")
+    assert align_scaling._protein_workload(str(tmp_path / "none"), 50, seed=2) is None
+    dna = align_scaling._dna_workload(7)
     assert dna.cells == 7 * 512 * 512
     ends = dna.output(dna.run(Aligner(dna.mode, dna.scoring, device="cpu")))
     assert ends.shape == (3, 7) and np.all(ends[0] > 0)  # reads at 5 % substitutions score well

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 import gzip
 import pathlib
-import sys
 
 import numpy as np
 import pytest
 
-from seqwarp import (
-    DeviceUnavailable,
-    EmptyInput,
-    InvalidResidue,
-    SequenceBatch,
-    SequenceFileError,
-    read_sequences,
-)
+from seqwarp import EmptyInput, InvalidResidue, SequenceBatch, SequenceFileError, read_sequences
 from seqwarp.sequences import as_batch, iter_batches
 
 
@@ -126,17 +118,3 @@ def test_protein_batch_reencoded_as_requested() -> None:
     dna = SequenceBatch.from_strings(["ACGT"])
     assert as_batch(dna, "protein").codes.tolist() == [0, 4, 7, 16]
     assert np.array_equal(as_batch(dna, "dna").codes, dna.codes)
-
-
-def test_longest_is_the_largest_length() -> None:
-    batch = SequenceBatch.from_strings(["ACG", "", "ACGTAC", "A"])
-    assert batch.longest == 6 == int(batch.lengths.max())
-    assert SequenceBatch.from_strings([""]).longest == 0
-
-
-def test_pinned_without_cupy_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without CuPy a page-locked copy is refused with the reason (with it, the GPU tests
-    check that such a batch aligns to the same answers)."""
-    monkeypatch.setitem(sys.modules, "cupyx", None)  # import fails as if not installed
-    with pytest.raises(DeviceUnavailable, match="page-locked memory needs CuPy"):
-        SequenceBatch.from_strings(["ACGT"]).pinned()

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
 import dnaio
 import numpy as np
 
 from .alphabets import INVALID, Alphabet, AlphabetName, get_alphabet
-from .errors import DeviceUnavailable, EmptyInput, InvalidResidue, SequenceFileError
+from .errors import EmptyInput, InvalidResidue, SequenceFileError
 
 __all__ = ["SequenceBatch", "as_batch", "iter_batches", "read_sequences"]
 
@@ -63,19 +63,6 @@ class SequenceBatch:
         lengths = np.diff(self.offsets)
         lengths.setflags(write=False)
         return lengths
-
-    def pinned(self) -> SequenceBatch:
-        """This batch with its residue codes copied into page-locked host memory (needs
-        CuPy). GPU calls send such codes to the devices by DMA as they are, without staging
-        them through copy threads: worth it for a batch that goes to the GPUs more than once,
-        or to several GPUs at a time."""
-        try:
-            import cupyx
-        except ImportError as error:
-            raise DeviceUnavailable("gpu", "page-locked memory needs CuPy") from error
-        codes = cupyx.empty_pinned(self.codes.shape, dtype=self.codes.dtype)
-        np.copyto(codes, self.codes)
-        return replace(self, codes=codes)
 
     @cached_property
     def longest(self) -> int:

@@ -17,9 +17,7 @@ cupy = pytest.importorskip("cupy")
 from gpu_cases import GAPS, batch, scoring_for  # noqa: E402
 
 from seqwarp.align import Aligner, _cpu_backend, _gpu_backend  # noqa: E402
-from seqwarp.devices import Backend  # noqa: E402
 from seqwarp.scoring import Scoring  # noqa: E402
-from seqwarp.sequences import SequenceBatch  # noqa: E402
 
 MODES = ("global", "semi-global", "local")
 
@@ -186,28 +184,3 @@ def test_cross_products_and_indexed_pairs_on_gpu_match_cpu(
     paired = (queries + targets, targets + queries)
     for output in ("ends", "cigar"):
         assert gpu.align(*paired, output).compare(cpu.align(*paired, output)) is None
-
-
-@pytest.mark.parametrize("slots", [(0,), (0, 0)])
-def test_pinned_batches_give_the_same_answers(
-    slots: tuple[int, ...], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Codes in page-locked memory go to the device by DMA as they are, in small pieces here:
-    the same scores, ends, CIGARs and cross product as from pageable codes, on one device
-    slot and on two."""
-    monkeypatch.setattr(_gpu_backend, "_PIECE_BYTES", 4096)
-    rng = np.random.default_rng(11)
-    reads = ["".join(rng.choice(list("ACGT"), size=int(rng.integers(1, 600)))) for _ in range(400)]
-    queries = SequenceBatch.from_strings(reads[:200])
-    targets = SequenceBatch.from_strings(reads[200:])
-    pinned_queries, pinned_targets = queries.pinned(), targets.pinned()
-    assert _gpu_backend._page_locked(cupy, pinned_queries.codes)
-    assert not _gpu_backend._page_locked(cupy, queries.codes)
-    assert np.array_equal(pinned_queries.codes, queries.codes)
-    aligner = Aligner("local", Scoring.dna(2, -1, 2, 1), device="gpu")
-    aligner.backend = Backend("gpu", slots)
-    for output in ("ends", "cigar"):
-        pinned = aligner.align(pinned_queries, pinned_targets, output)
-        assert pinned.compare(aligner.align(queries, targets, output)) is None
-    matrix = aligner.score_matrix(queries, targets[:30])
-    assert np.array_equal(aligner.score_matrix(pinned_queries, pinned_targets[:30]), matrix)

@@ -18,9 +18,8 @@ answers, byte for byte. How a batch of pairs runs:
 4. the residues the pairs use (the span of each code buffer they touch) go to the device
    once per call, as one flat buffer, in pieces: a few host threads stage them through
    pinned buffers and queue their DMA on copy streams of their own, starting before the
-   planning (codes already in page-locked memory go by DMA as they are); a chunk's kernel
-   waits (on the device) only for the pieces holding its pairs' residues, so copies,
-   planning and kernels overlap;
+   planning; a chunk's kernel waits (on the device) only for the pieces holding its pairs'
+   residues, so copies, planning and kernels overlap;
 5. a large share is planned and queued in stages (contiguous ranges of near-equal cells):
    the device runs one stage's chunks while the host plans the next, and the chunks take
    two compute streams in turn, so that one kernel's last blocks overlap the next one's
@@ -426,26 +425,12 @@ class _Pairs:
         }
 
 
-_MEMORY_TYPE_HOST = 1  # cudaMemoryTypeHost: page-locked host memory
-
-
-def _page_locked(cp: Any, array: np.ndarray) -> bool:
-    """Whether ``array`` lies in page-locked host memory, which a device reads by DMA as it is
-    (an empty array counts: nothing of it is copied)."""
-    if array.size == 0:
-        return True
-    attributes = cp.cuda.runtime.pointerGetAttributes(array.ctypes.data)
-    return attributes.type == _MEMORY_TYPE_HOST
-
-
 class _Upload:
     """Host buffers copied into one flat device buffer in pieces, by a few background threads:
     each copies its pieces (every ``threads``-th) into one of its two pinned staging buffers
     (numpy releases the GIL) and queues their DMA on a copy stream of its own, so host copies,
-    DMAs, the caller's planning and its kernels all overlap. Sources already in page-locked
-    memory (``SequenceBatch.pinned``) skip the staging: one thread queues the DMA of every
-    piece straight from them. The pieces of the sources are ordered by the fraction of their
-    source they complete, so the first chunks start early."""
+    DMAs, the caller's planning and its kernels all overlap. The pieces of the sources are
+    ordered by the fraction of their source they complete, so the first chunks start early."""
 
     def __init__(self, cp: Any, device: int, sources: list[np.ndarray], threads: int) -> None:
         self.codes = cp.empty(max(1, sum(len(x) for x in sources)), dtype=np.uint8)
@@ -466,8 +451,7 @@ class _Upload:
         self._done = [threading.Event() for _ in self._pieces]
         self._waited: dict[int, int] = {}  # per compute stream: pieces it already waits for
         self._error: BaseException | None = None
-        self._direct = all(_page_locked(cp, source) for source in sources)
-        threads = 1 if self._direct else max(1, min(threads, len(self._pieces)))
+        threads = max(1, min(threads, len(self._pieces)))
         self._threads = [
             threading.Thread(target=self._run, args=(k, threads), daemon=True)
             for k in range(threads)
@@ -481,20 +465,16 @@ class _Upload:
             with cp.cuda.Device(self._device):
                 stream = cp.cuda.Stream(non_blocking=True)
                 mine = range(first, len(self._pieces), step)
-                staged = () if self._direct else mine  # the pieces that need a staging buffer
-                size = max((len(self._pieces[g][0]) for g in staged), default=0)
-                slots = [cp.cuda.alloc_pinned_memory(size) for _ in range(2 if size else 0)]
+                size = max((len(self._pieces[g][0]) for g in mine), default=0)
+                slots = [cp.cuda.alloc_pinned_memory(max(1, size)) for _ in range(2)]
                 views = [np.frombuffer(slot, np.uint8, size) for slot in slots]
                 busy: list[Any] = [None, None]
                 for i, g in enumerate(mine):
                     part, offset = self._pieces[g]
-                    if self._direct:
-                        view = part
-                    else:
-                        if busy[i % 2] is not None:
-                            busy[i % 2].synchronize()
-                        view = views[i % 2][: len(part)]
-                        np.copyto(view, part)
+                    if busy[i % 2] is not None:
+                        busy[i % 2].synchronize()
+                    view = views[i % 2][: len(part)]
+                    np.copyto(view, part)
                     self.codes[offset : offset + len(part)].set(view, stream=stream)
                     busy[i % 2] = self._events[g] = stream.record()
                     self._done[g].set()

@@ -9,10 +9,7 @@ whole-call TCUPS (median after a warm-up), scaling efficiency against one GPU, a
 the output, which must be the same for every GPU count. With one GPU it also runs two device
 slots on that GPU (ordinals ``(0, 0)``: the multi-device path, two host threads and streams of
 work on one chip), whose ideal is the one-GPU rate. Writes JSON and a PNG of measured against
-ideal TCUPS. ``--inputs`` picks the batches' memory: pageable numpy arrays (the residues are
-staged through pinned buffers by copy threads during each call), page-locked copies made
-before the timing (``SequenceBatch.pinned``: the devices read them by DMA as they are), or
-both, as workloads of their own.
+ideal TCUPS.
 """
 
 from __future__ import annotations
@@ -63,12 +60,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--max-gpus", type=int, default=None, help="largest GPU count (default: all visible)"
     )
-    parser.add_argument(
-        "--inputs",
-        choices=("pageable", "pinned", "both"),
-        default="both",
-        help="memory of the input batches (default: %(default)s)",
-    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1, help="seed of the database's shuffles")
     parser.add_argument("--out", default="bench/results")
@@ -112,65 +103,41 @@ def _pairs(
     )
 
 
-def _named(name: str, memory: str) -> str:
-    """A workload's name, marked when its inputs are page-locked."""
-    return name if memory == "pageable" else f"{name}-{memory}"
-
-
-def _dna_workload(queries: SequenceBatch, targets: SequenceBatch, memory: str) -> _Workload:
+def _dna_workload(count: int) -> _Workload:
     """512 x 512 bp pairs, global affine (+2/-1, 2/1): scores and ends."""
+    queries, targets = _pairs(count, 512, DNA, 0.05, seed=512)
 
     def fields(result: Any) -> np.ndarray:
         return np.stack([result.score, result.query_end, result.target_end])
 
     return _Workload(
-        _named("dna512-global-affine", memory),
+        "dna512-global-affine",
         "global",
         Scoring.dna(2, -1, 2, 1),
-        len(queries),
-        len(queries) * 512 * 512,
+        count,
+        count * 512 * 512,
         lambda aligner: aligner.align(queries, targets, output="ends"),
         fields,
     )
 
 
-def _protein_inputs(data: str, size: int, seed: int) -> tuple[SequenceBatch, ...] | None:
-    """``align-gpu``'s protein queries and database (None without its proteomes)."""
+def _protein_workload(data: str, size: int, seed: int) -> _Workload | None:
+    """``align-gpu``'s protein search (None without its proteomes in ``data``)."""
     if not os.path.exists(os.path.join(data, proteins.PROTEOMES)):
         print(f"no {proteins.PROTEOMES} in {data}: the protein workload is skipped")
         return None
     real = proteins.load(data)
     queries = proteins.pick_queries(real, list(proteins.QUERY_LENGTHS))
-    return queries, proteins.shuffled_database(real, size, seed=seed)
-
-
-def _protein_workload(queries: SequenceBatch, database: SequenceBatch, memory: str) -> _Workload:
-    """``align-gpu``'s protein search."""
+    database = proteins.shuffled_database(real, size, seed=seed)
+    cells = int(queries.lengths.sum()) * database.total_length
     return _Workload(
-        _named(f"protein-{len(database)}-local-affine", memory),
+        f"protein-{size}-local-affine",
         "local",
         Scoring.from_matrix("BLOSUM62", 11, 1),
         len(queries) * len(database),
-        int(queries.lengths.sum()) * database.total_length,
+        cells,
         lambda aligner: aligner.score_matrix(queries, database),
     )
-
-
-def _workloads(args: argparse.Namespace) -> list[_Workload]:
-    """Every workload in every memory ``--inputs`` asks for (page-locked copies made here,
-    outside the timing)."""
-    memories = ("pageable", "pinned") if args.inputs == "both" else (args.inputs,)
-    jobs: list[tuple[Callable[..., _Workload], tuple[SequenceBatch, ...]]] = [
-        (_dna_workload, _pairs(args.pairs_512, 512, DNA, 0.05, seed=512))
-    ]
-    protein = _protein_inputs(args.data, args.protein_database, args.seed)
-    if protein is not None:
-        jobs.append((_protein_workload, protein))
-    return [
-        make(*(b.pinned() if memory == "pinned" else b for b in batches), memory)
-        for make, batches in jobs
-        for memory in memories
-    ]
 
 
 def _digest(output: np.ndarray) -> str:
@@ -195,7 +162,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("seqwarp.bench align-scaling: no CUDA device visible")
         return 2
     top = min(visible, args.max_gpus or visible)
-    workloads = _workloads(args)
+    workloads = [_dna_workload(args.pairs_512)]
+    protein = _protein_workload(args.data, args.protein_database, args.seed)
+    if protein is not None:
+        workloads.append(protein)
     configurations = _configurations(top)
     results = []
     for work in workloads:
