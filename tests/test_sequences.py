@@ -118,3 +118,9 @@ def test_protein_batch_reencoded_as_requested() -> None:
     dna = SequenceBatch.from_strings(["ACGT"])
     assert as_batch(dna, "protein").codes.tolist() == [0, 4, 7, 16]
     assert np.array_equal(as_batch(dna, "dna").codes, dna.codes)
+
+
+def test_longest_is_the_largest_length() -> None:
+    batch = SequenceBatch.from_strings(["ACG", "", "ACGTAC", "A"])
+    assert batch.longest == 6 == int(batch.lengths.max())
+    assert SequenceBatch.from_strings([""]).longest == 0
