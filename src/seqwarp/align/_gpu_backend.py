@@ -800,23 +800,21 @@ def _score_part(
     """Score pairs (not all with an empty side) on ``device`` into ``out``, their (3, pairs)
     int64 fields (the rows of pairs with an empty side are left to the caller); ``cells`` is
     their running total of cells and the cells before them. The residues
-    start on their way to the device first; the pairs are then planned and queued in stages,
-    so that the host plans a stage while the device runs the one before, and each stage's
-    results are copied into ``out`` (from pinned memory) while the later stages run."""
+    start on their way to the device first; the stages are planned by threads of their own at
+    once and queued in order as their plans come, so the device runs one stage while the
+    later ones are still being planned, and each stage's results are copied into ``out``
+    (from pinned memory) while the later stages run."""
     with cp.cuda.Device(device):
         spans = _spans(queries, targets, q_index, t_index, firsts, m, n)
         upload = _Upload(cp, device, spans.sources, _COPY_THREADS)
         streams: list[Any] = []
         alive = []  # every stage's device buffers, until the streams are synchronised
         gathered = []  # (stage range, event after its results' copy to host)
-        try:
-            host = _pinned(cp, np.int64, (3, len(m)))
-            affine = gap_open != gap_extend
-            data = _data(cp, matrix, gap_open, gap_extend)
-            streams = [cp.cuda.Stream(non_blocking=True) for _ in range(_STREAMS)]
-            for a, b in _stages(*cells):
-                if _cells_in(*cells, a, b) == 0:
-                    continue  # every pair has an empty side
+        affine = gap_open != gap_extend
+
+        def plan(a: int, b: int) -> tuple[_Pairs, list[tuple[_Launch, int, int]], Any]:
+            """Stage ``a:b``'s pairs in launch order, its chunks and their module."""
+            with cp.cuda.Device(device):
                 sm, sn = m[a:b], n[a:b]
                 launches = _plan(sm, sn, matrix, gap_open, gap_extend, lanes)
                 share = replace(
@@ -828,7 +826,20 @@ def _score_part(
                     for launch in launches
                     for x, y in _ranges(launch, _longest_query(launch, pairs))
                 ]
-                module = _module(mode, affine, launches)
+                return pairs, jobs, _module(mode, affine, launches)
+
+        # stages without cells (every pair with an empty side) are left out
+        stages = [(a, b) for a, b in _stages(*cells) if _cells_in(*cells, a, b)]
+        # the stages are planned at once by threads of their own (numba and numpy release the
+        # interpreter lock): short pairs plan slower than their kernels run
+        planners = ThreadPoolExecutor(max(1, len(stages)), thread_name_prefix="seqwarp-plan")
+        try:
+            planned = [planners.submit(plan, a, b) for a, b in stages]
+            host = _pinned(cp, np.int64, (3, len(m)))
+            data = _data(cp, matrix, gap_open, gap_extend)
+            streams = [cp.cuda.Stream(non_blocking=True) for _ in range(_STREAMS)]
+            for (a, b), stage_plan in zip(stages, planned, strict=True):
+                pairs, jobs, module = stage_plan.result()
                 device_out, keep = _run_device(
                     cp, jobs, upload, pairs, module, mode, affine, data, streams
                 )
@@ -840,6 +851,7 @@ def _score_part(
                 np.copyto(out[:, a:b], host[:, a:b])
         finally:
             # also after an error: nothing of this share is left running on the device
+            planners.shutdown(cancel_futures=True)
             for stream in streams:
                 stream.synchronize()
             upload.join()
