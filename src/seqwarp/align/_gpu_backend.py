@@ -20,8 +20,9 @@ answers, byte for byte. How a batch of pairs runs:
    pinned buffers and queue their DMA on copy streams of their own, starting before the
    planning; a chunk's kernel waits (on the device) only for the pieces holding its pairs'
    residues, so copies, planning and kernels overlap;
-5. a large share is planned and queued in stages (contiguous ranges of near-equal cells):
-   the device runs one stage's chunks while the host plans the next, and the chunks take
+5. a large share is planned and queued in stages (contiguous ranges of near-equal cells),
+   planned at once by host threads of their own and queued in order: the device runs one
+   stage's chunks while the later ones are still being planned, and the chunks take
    two compute streams in turn, so that one kernel's last blocks overlap the next one's
    first;
 6. every chunk writes its pairs' rows of a stage's device result array; the rows are put
@@ -101,7 +102,8 @@ _MIN_CHUNK_PAIRS = 1 << 14
 _PIECE_BYTES = 1 << 23
 _COPY_THREADS = 4
 # a device's share of a call is planned and queued in up to _STAGES stages of at least
-# _MIN_STAGE_PAIRS pairs (the host plans one while the device runs the one before), and its
+# _MIN_STAGE_PAIRS pairs (planned at once by threads of their own; the device runs a stage
+# while the later ones are still being planned), and its
 # chunks alternate between _STREAMS compute streams (one kernel's tail overlaps the next)
 _STAGES = 4
 _MIN_STAGE_PAIRS = 1 << 15
