@@ -169,3 +169,10 @@ def test_indexed_pairs_outside_the_batches_are_named(
     queries, targets = aligner._batch(["ACGT", "AC"], "queries"), aligner._batch(["A", "C"], "t")
     with pytest.raises(IndexError, match=rf"^pair {pair}: query index {q_index[pair]} or target"):
         aligner.align_indexed(queries, targets, np.array(q_index), np.array(t_index))
+
+
+def test_indexed_pairs_must_pair_up() -> None:
+    aligner = Aligner("local", device="cpu")
+    batch = aligner._batch(["ACGT", "AC"], "queries")
+    with pytest.raises(LengthMismatch, match=r"^query and target indices: 2 vs 1 records"):
+        aligner.align_indexed(batch, batch, np.array([0, 1]), np.array([0]))

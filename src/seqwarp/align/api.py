@@ -110,8 +110,10 @@ class Aligner:
     ) -> ScoreResult:
         """Align the pairs ``(queries[q_index[p]], targets[t_index[p]])``."""
         self._check_range(queries, targets)
-        q_index = np.asarray(q_index, dtype=np.int64)
-        t_index = np.asarray(t_index, dtype=np.int64)
+        q_index = np.asarray(q_index, dtype=np.int64).reshape(-1)
+        t_index = np.asarray(t_index, dtype=np.int64).reshape(-1)
+        if len(q_index) != len(t_index):
+            raise LengthMismatch("query and target indices", len(q_index), len(t_index))
         return self._align_pairs(queries, targets, q_index, t_index, output, progress)
 
     def _align_pairs(
