@@ -31,6 +31,7 @@ __all__ = [
     "machine_info",
     "median_seconds",
     "print_table",
+    "repeat_seconds",
     "result_stem",
     "source_digest",
     "usable_cores",
