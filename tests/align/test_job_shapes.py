@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import itertools
+import threading
 
 import numpy as np
 import pytest
 
-from seqwarp import InvalidParameter, LengthMismatch
-from seqwarp.align import Aligner, api
-from seqwarp.align.plan import cross_product_blocks, slices_by_total
+from seqwarp import InvalidParameter, LengthMismatch, devices
+from seqwarp.align import Aligner, _cpu_backend, api
+from seqwarp.align.plan import CallBudget, PairShapes, cross_product_blocks, slices_by_total
+from seqwarp.devices import Backend
 from seqwarp.scoring import Scoring
 
 
@@ -176,3 +178,78 @@ def test_indexed_pairs_must_pair_up() -> None:
     batch = aligner._batch(["ACGT", "AC"], "queries")
     with pytest.raises(LengthMismatch, match=r"^query and target indices: 2 vs 1 records"):
         aligner.align_indexed(batch, batch, np.array([0, 1]), np.array([0]))
+
+
+class _CpuBehindGpuInterface:
+    """The CPU engine behind the GPU engine's interface, checking what the API hands it: the
+    API's GPU path (shapes passed on, calls and cross-product blocks in flight) runs here
+    without a GPU."""
+
+    def __init__(self, budget: CallBudget) -> None:
+        self.budget = budget
+        self.calls = 0
+        # two blocks are in flight: one CPU kernel at a time (not every numba threading layer
+        # takes parallel kernels from two threads at once)
+        self._one_at_a_time = threading.Lock()
+
+    def use(self, backend: Backend) -> None:
+        assert backend.kind == "gpu"
+
+    def prepare(self, threads: int | None) -> CallBudget:
+        return self.budget
+
+    def _check(self, queries, targets, q_index, t_index, shapes: PairShapes) -> None:
+        m, n = queries.lengths[q_index], targets.lengths[t_index]
+        assert np.array_equal(shapes.m, m) and np.array_equal(shapes.n, n)
+        assert np.array_equal(shapes.cumulative, np.cumsum(m * n))
+        assert shapes.any_empty or not ((m == 0) | (n == 0)).any()
+        if shapes.firsts is not None:  # pair by pair: consecutive indices from the firsts
+            first_q, first_t = shapes.firsts
+            assert np.array_equal(q_index, np.arange(first_q, first_q + len(q_index)))
+            assert np.array_equal(t_index, np.arange(first_t, first_t + len(t_index)))
+        self.calls += 1
+
+    def score(self, queries, targets, q_index, t_index, *scoring, shapes: PairShapes):
+        with self._one_at_a_time:
+            self._check(queries, targets, q_index, t_index, shapes)
+            return _cpu_backend.score(queries, targets, q_index, t_index, *scoring)
+
+    def align(self, queries, targets, q_index, t_index, *scoring, shapes: PairShapes):
+        with self._one_at_a_time:
+            self._check(queries, targets, q_index, t_index, shapes)
+            return _cpu_backend.align(queries, targets, q_index, t_index, *scoring)
+
+
+@pytest.mark.parametrize("budget", [CallBudget(1 << 40, 1 << 22), CallBudget(3000, 6)])
+def test_the_gpu_path_of_the_api_hands_the_engine_true_shapes(
+    budget: CallBudget, rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the GPU path's call and block logic (one call, or many calls and blocks in
+    flight), every job shape gives the CPU aligner's answers and the engine is handed each
+    call's true lengths, running total and first indices."""
+    engine = _CpuBehindGpuInterface(budget)
+    aligner = Aligner("local", Scoring.dna(2, -1, 2, 1), device="cpu")
+    cpu = Aligner("local", Scoring.dna(2, -1, 2, 1), device="cpu")
+    monkeypatch.setattr(devices, "_device_name", lambda ordinal: "stand-in")
+    aligner.backend = Backend("gpu", (0,))
+    monkeypatch.setattr(aligner, "_engine", lambda: engine)
+    queries = [*_random(rng, 9, 0, 80), ""]
+    targets = _random(rng, 23, 0, 80)
+    assert np.array_equal(
+        aligner.score_matrix(queries, targets), cpu.score_matrix(queries, targets)
+    )
+    for q, t in ((queries, targets), (targets, queries)):
+        hits, expected = aligner.top_hits(q, t, 3), cpu.top_hits(q, t, 3)
+        assert np.array_equal(hits.target_index, expected.target_index)
+        assert np.array_equal(hits.score, expected.score)
+    paired = (targets, targets[::-1])
+    for output in ("ends", "cigar"):
+        assert aligner.align(*paired, output).compare(cpu.align(*paired, output)) is None
+    q, t = cpu._batch(queries, "queries"), cpu._batch(targets, "targets")
+    qi, ti = rng.integers(0, len(q), size=40), rng.integers(0, len(t), size=40)
+    assert aligner.align_indexed(q, t, qi, ti).compare(cpu.align_indexed(q, t, qi, ti)) is None
+    # one call per job in one budget; in the small one, at most 6 pairs a call
+    one_call_each = budget.pairs > len(queries) * len(targets)
+    assert (
+        engine.calls == 6 if one_call_each else engine.calls >= 2 * len(queries) * len(targets) // 6
+    )
