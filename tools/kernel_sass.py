@@ -1,0 +1,123 @@
+"""Static SASS counts of the alignment score kernels: instructions per DP cell in the row loop.
+
+Compiles instantiations of ``align_score.cu`` for sm_90 with ``nvcc`` (registers and spills
+from ``ptxas -v``), disassembles them with ``cuobjdump`` (pip: ``nvidia-cuda-cuobjdump``) and
+finds each kernel's row loop: the backward branch whose body holds the most min/max
+instructions of the recurrence. One pass of that loop computes ``columns x pairs`` cells (a
+thread's register tile, times two pairs for the 16-bit lanes), so its static instruction count
+over that is the issue cost per cell. Static counts: the loop's rarely taken branches (the
+query window refill once per group of rows) count in full.
+
+    python tools/kernel_sass.py                                  # the 512 bp DNA kernels
+    python tools/kernel_sass.py local:affine:s16x2:8:32          # mode:gap:lane:columns:group
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from seqwarp.align._gpu_backend import _LANE_STRUCT, kernel_name
+from seqwarp.cuda import kernel_source
+
+# the 512 bp reads' windows run in 8-thread groups of 16 columns (5 stripes of 128 columns)
+DEFAULT = (
+    "global:linear:s16x2-bytes:16:8",
+    "global:affine:s16x2-bytes:16:8",
+    "local:affine:s16x2-bytes:16:8",
+)
+_DP_OPS = ("VIADDMNMX", "VIMNMX", "IMNMX", "HMNMX2", "VIADD")
+_LINE = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z0-9_]+)(\.[A-Z0-9_.]+)?(.*)$")
+_TARGET = re.compile(r"0x([0-9a-f]+)")
+
+
+def _parse(spec: str) -> tuple[str, bool, str, int, int]:
+    mode, gap, lane, columns, group = spec.split(":")
+    if lane not in _LANE_STRUCT or gap not in ("linear", "affine"):
+        raise SystemExit(f"bad kernel {spec!r}: lane one of {sorted(_LANE_STRUCT)}")
+    return mode, gap == "affine", lane, int(columns), int(group)
+
+
+def _compile(names: list[str], folder: Path) -> tuple[str, str]:
+    """(ptxas -v report, cuobjdump -sass text) of these instantiations."""
+    source = kernel_source("seqwarp.align", "align_score.cu")
+    source += "\nvoid* seqwarp_kernels[] = {" + ", ".join(f"(void*)&{n}" for n in names) + "};\n"
+    unit, cubin = folder / "kernels.cu", folder / "kernels.cubin"
+    unit.write_text(source)
+    build = ["nvcc", "-arch=sm_90", "-std=c++17", "-cubin", "-Xptxas", "-v", str(unit)]
+    report = subprocess.run([*build, "-o", str(cubin)], capture_output=True, text=True, check=True)
+    sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True)
+    sass.check_returncode()
+    return report.stderr, sass.stdout
+
+
+def _resources(report: str) -> dict[str, str]:
+    """Per mangled kernel: registers and spill bytes, as ptxas reports them."""
+    found: dict[str, str] = {}
+    current = ""
+    for line in report.splitlines():
+        if "Compiling entry function" in line:
+            current = line.split("'")[1]
+        elif "spill stores" in line and current:
+            found[current] = line.strip()
+        elif "Used" in line and "registers" in line and current:
+            used = re.search(r"Used (\d+) registers", line)
+            found[current] = f"{used.group(1) if used else '?'} registers, {found.get(current, '')}"
+    return found
+
+
+def _row_loop(body: list[tuple[int, str, str]]) -> collections.Counter:
+    """Opcode counts of the loop (backward branch) with the most min/max instructions."""
+    address = [a for a, _, _ in body]
+    best: tuple[int, int, collections.Counter] | None = None
+    for k, (at, op, rest) in enumerate(body):
+        target = _TARGET.search(rest)
+        if op != "BRA" or not target or int(target.group(1), 16) > at:
+            continue
+        start = (
+            address.index(int(target.group(1), 16)) if int(target.group(1), 16) in address else 0
+        )
+        ops = collections.Counter(o for _, o, _ in body[start : k + 1])
+        weight = sum(ops[o] for o in _DP_OPS)
+        if best is None or (weight, -(k - start)) > (best[0], -best[1]):
+            best = (weight, k - start, ops)
+    return best[2] if best else collections.Counter()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print each kernel's registers, spills and row-loop instructions per cell."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "kernels", nargs="*", default=list(DEFAULT), help="mode:gap:lane:columns:group"
+    )
+    args = parser.parse_args(argv)
+    for spec in args.kernels:
+        mode, affine, lane, columns, group = _parse(spec)
+        with tempfile.TemporaryDirectory() as folder:  # one kernel per build: no name matching
+            report, sass = _compile([kernel_name(mode, affine, lane, columns, group)], Path(folder))
+        resources = _resources(report)
+        body = []
+        for line in sass.splitlines():
+            match = _LINE.match(line)
+            if match:
+                body.append((int(match.group(1), 16), match.group(3), match.group(5)))
+        loop = _row_loop(body)
+        cells = columns * (1 if lane == "s32" else 2)
+        total = sum(loop.values())
+        dp = sum(loop[o] for o in _DP_OPS)
+        print(f"{spec}: {'; '.join(resources.values()) or 'resources not reported'}")
+        print(
+            f"  row loop: {total} instructions for {cells} cells = {total / cells:.1f} per cell, "
+            f"{dp} min/max ({dp / cells:.1f} per cell); whole kernel {len(body)}"
+        )
+        print("  " + ", ".join(f"{op} {count}" for op, count in loop.most_common(12)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
