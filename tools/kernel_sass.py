@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{spec}: {'; '.join(resources.values()) or 'resources not reported'}")
         print(
             f"  row loop: {total} instructions for {cells} cells = {total / cells:.1f} per cell, "
-            f"{dp} min/max ({dp / cells:.1f} per cell); whole kernel {len(body)}"
+            f"{dp} DPX, min/max or add ({dp / cells:.1f} per cell); whole kernel {len(body)}"
         )
         print("  " + ", ".join(f"{op} {count}" for op, count in loop.most_common(12)))
     return 0
