@@ -291,29 +291,29 @@ def _first(index: np.ndarray) -> int | None:
     return int(index[0]) if is_consecutive(index) else None
 
 
-def firsts_of(
-    q_index: np.ndarray, t_index: np.ndarray, shapes: PairShapes | None = None
-) -> tuple[int | None, int | None]:
-    """:func:`_first` of a call's query and target index (one scan when they are one array,
-    none when the caller's ``shapes`` know them)."""
-    if shapes is not None and shapes.firsts is not None:
-        return shapes.firsts
+def firsts_of(q_index: np.ndarray, t_index: np.ndarray) -> tuple[int | None, int | None]:
+    """:func:`_first` of a call's query and target index (one scan when they are one array)."""
     first = _first(q_index)
     return first, first if t_index is q_index else _first(t_index)
 
 
-def shapes_of(
+def firsts_and_shapes(
     queries: SequenceBatch,
     targets: SequenceBatch,
     q_index: np.ndarray,
     t_index: np.ndarray,
-    firsts: tuple[int | None, int | None],
-) -> PairShapes:
-    """The lengths and running total of cells of a call's pairs (``firsts``: see
-    :func:`firsts_of`)."""
+    shapes: PairShapes | None,
+) -> tuple[tuple[int | None, int | None], PairShapes]:
+    """A call's first indices (see :func:`_first`) and pair shapes: what the caller's
+    ``shapes`` know, the rest from scans of the indices and lengths."""
+    if shapes is not None and shapes.firsts is not None:
+        return shapes.firsts, shapes
+    firsts = firsts_of(q_index, t_index)
+    if shapes is not None:
+        return firsts, shapes
     m = _lengths(queries, q_index, firsts[0])
     n = _lengths(targets, t_index, firsts[1])
-    return PairShapes(m, n, *running_cells(m, n))
+    return firsts, PairShapes(m, n, *running_cells(m, n))
 
 
 def _take(values: np.ndarray, index: np.ndarray, first: int | None) -> np.ndarray:
@@ -770,9 +770,9 @@ def _queue_gather(cp: Any, device_out: Any, stream: Any, pairs: _Pairs, host: np
 
 
 def _stages(cumulative: np.ndarray, base: int) -> list[tuple[int, int]]:
-    """Contiguous ranges of near-equal cells that one device plans and queues one after the
-    other (its kernels run one stage while the host plans the next): ``_STAGES`` of a large
-    share, one of a small one (``cumulative``, ``base``: the share's running total of cells,
+    """Contiguous ranges of near-equal cells that one device queues one after the other (its
+    kernels run one stage while the later ones are still being planned): ``_STAGES`` of a
+    large share, one of a small one (``cumulative``, ``base``: the share's running total of cells,
     as :func:`_partition` takes them)."""
     count = min(_STAGES, max(1, len(cumulative) // _MIN_STAGE_PAIRS))
     if count == 1:
@@ -888,8 +888,7 @@ def _in_halves_on(
             raise
     # outside the handler: the failed attempt's frames, and the buffers they held, are gone
     release()
-    before = int(cumulative[a - 1]) if a else 0
-    middle = a + int(_partition(cumulative[a:b], 2, before)[1])
+    middle = a + int(_partition(cumulative[a:b], 2, _cells_in(cumulative, 0, 0, a))[1])
     if middle in (a, b):
         middle = (a + b) // 2
     _in_halves_on(error, run, cumulative, a, middle, release)
@@ -920,8 +919,9 @@ def score(
 
     if lanes not in LANES:
         raise InvalidParameter("lanes", lanes, choices=LANES)
-    firsts = firsts_of(q_index, t_index, shapes)
-    m, n, cumulative, any_empty, _ = shapes or shapes_of(queries, targets, q_index, t_index, firsts)
+    firsts, (m, n, cumulative, any_empty, _) = firsts_and_shapes(
+        queries, targets, q_index, t_index, shapes
+    )
     # fields in columns (the caller takes whole columns); the devices fill their rows' fields
     out = np.empty((len(m), 3), dtype=np.int64, order="F")
     empty = (m == 0) | (n == 0) if any_empty else None
@@ -930,7 +930,7 @@ def score(
     scoring = (matrix, mode, gap_open, gap_extend, lanes)
 
     def part(device: int, a: int, b: int) -> None:
-        before = int(cumulative[a - 1]) if a else 0
+        before = _cells_in(cumulative, 0, 0, a)
         _score_part(
             cp, device, queries, targets, q_index[a:b], t_index[a:b], shifted(firsts, a),
             m[a:b], n[a:b], (cumulative[a:b], before), *scoring, out.T[:, a:b],

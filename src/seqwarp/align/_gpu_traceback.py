@@ -97,9 +97,8 @@ def align(
     """
     q_index = np.asarray(q_index, dtype=np.int64)
     t_index = np.asarray(t_index, dtype=np.int64)
-    firsts = _gpu_backend.firsts_of(q_index, t_index, shapes)
-    m, n, cumulative, any_empty, _ = shapes or _gpu_backend.shapes_of(
-        queries, targets, q_index, t_index, firsts
+    firsts, (m, n, cumulative, any_empty, _) = _gpu_backend.firsts_and_shapes(
+        queries, targets, q_index, t_index, shapes
     )
     out = np.empty((len(m), _FIELDS), dtype=np.int64)
     parts: list[tuple[np.ndarray, Cigars]] = []

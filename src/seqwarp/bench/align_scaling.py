@@ -39,6 +39,7 @@ from .report import (
     result_stem,
     write_json,
 )
+from .workloads import equal_length_batch
 
 __all__ = ["main"]
 
@@ -90,16 +91,14 @@ def _pairs(
     rng = np.random.default_rng(seed)
     genome = rng.integers(0, letters, size=max(1 << 20, 4 * length), dtype=np.uint8)
     starts = rng.integers(0, len(genome) - length, size=count)
-    targets = np.lib.stride_tricks.sliding_window_view(genome, length)[starts].ravel()
-    reads = targets.copy()
+    targets = np.lib.stride_tricks.sliding_window_view(genome, length)[starts]
+    reads = targets.ravel().copy()
     changed = rng.integers(0, len(reads), size=int(rate * len(reads)))
     shift = rng.integers(1, letters, size=len(changed), dtype=np.uint8)
     reads[changed] = (reads[changed] + shift) % letters
-    offsets = np.arange(count + 1, dtype=np.int64) * length
-    names = tuple(str(p) for p in range(count))
     return (
-        SequenceBatch(reads, offsets, names, alphabet),
-        SequenceBatch(targets, offsets, names, alphabet),
+        equal_length_batch(reads.reshape(count, length), alphabet),
+        equal_length_batch(targets, alphabet),
     )
 
 

@@ -28,6 +28,7 @@ from ..sequences import SequenceBatch
 from .align_gpu_measure import measure_score
 from .align_gpu_plan import Workload
 from .report import bar_chart, machine_info, print_table, result_stem, write_json
+from .workloads import equal_length_batch
 
 __all__ = ["TileCase", "cases", "estimated_tile", "main", "synthetic_pairs"]
 
@@ -78,13 +79,7 @@ def synthetic_pairs(
     queries = targets[:, start : start + case.query].copy()
     changed = rng.random(queries.shape) < _RATE
     queries[changed] = (queries[changed] + 1) % case.letters
-    return _batch(queries, case.alphabet), _batch(targets, case.alphabet)
-
-
-def _batch(rows: np.ndarray, alphabet: Alphabet) -> SequenceBatch:
-    count, length = rows.shape
-    offsets = np.arange(count + 1, dtype=np.int64) * length
-    return SequenceBatch(rows.ravel(), offsets, tuple(map(str, range(count))), alphabet)
+    return equal_length_batch(queries, case.alphabet), equal_length_batch(targets, case.alphabet)
 
 
 def estimated_tile(case: TileCase) -> tuple[int, int]:

@@ -26,10 +26,16 @@ from importlib import resources
 
 import numpy as np
 
-from ..alphabets import DNA
+from ..alphabets import DNA, Alphabet
 from ..sequences import SequenceBatch
 
-__all__ = ["PairWorkload", "load_genome", "simulate_batches", "simulate_pairs"]
+__all__ = [
+    "PairWorkload",
+    "equal_length_batch",
+    "load_genome",
+    "simulate_batches",
+    "simulate_pairs",
+]
 
 _BASES = np.frombuffer(b"ACGT", dtype=np.uint8)
 # share of the per-read error rate taken by substitutions, insertions, deletions
@@ -222,14 +228,20 @@ def simulate_batches(
     gather = np.repeat(starts - flank - offsets[:-1], lengths) + np.arange(
         int(offsets[-1]), dtype=np.int64
     )
-    names = tuple(str(r) for r in range(count))
-    read_offsets = np.arange(count + 1, dtype=np.int64) * read_length
-    table = DNA.table
+    read_batch = equal_length_batch(DNA.table[reads], DNA)
     return (
-        SequenceBatch(table[reads.ravel()], read_offsets, names, DNA),
-        SequenceBatch(table[genome[gather]], offsets, names, DNA),
+        read_batch,
+        SequenceBatch(DNA.table[genome[gather]], offsets, read_batch.names, DNA),
         starts,
     )
+
+
+def equal_length_batch(rows: np.ndarray, alphabet: Alphabet) -> SequenceBatch:
+    """A batch of the rows of a ``(count, length)`` array of residue codes, named by their
+    index."""
+    count, length = rows.shape
+    offsets = np.arange(count + 1, dtype=np.int64) * length
+    return SequenceBatch(rows.ravel(), offsets, tuple(str(r) for r in range(count)), alphabet)
 
 
 def _starts(
