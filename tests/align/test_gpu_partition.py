@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from gpu_cases import batch, scoring_for
 
-from seqwarp.align import _cpu_backend, _gpu_backend
+from seqwarp.align import _cpu_backend, _gpu_backend, _host_scan
 from seqwarp.align._host_scan import indexed_running_cells, is_consecutive, running_cells
 from seqwarp.align.results import Cigars
 from seqwarp.devices import Backend, gpu_count
@@ -136,16 +136,25 @@ def test_a_share_too_large_for_the_device_runs_in_halves() -> None:
         _gpu_backend._in_halves_on(_DeviceFull, never_fits, np.cumsum([5, 5]), 0, 2, lambda: None)
 
 
-def test_running_cells_is_the_cumulative_product() -> None:
-    """The one-pass scan equals ``np.cumsum(m * n)`` and flags pairs with an empty side."""
+@pytest.mark.parametrize("in_pieces_from", [1 << 20, 9])
+def test_running_cells_is_the_cumulative_product(
+    monkeypatch: pytest.MonkeyPatch, in_pieces_from: int
+) -> None:
+    """The scan equals ``np.cumsum(m * n)`` and flags pairs with an empty side, in one pass
+    and in pieces on the scan threads (an empty pair in any piece, or in none)."""
+    monkeypatch.setattr(_host_scan, "_PARALLEL_FROM", in_pieces_from)
     rng = np.random.default_rng(5)
-    for count in (0, 1, 2, 17, 1000):
+    for count in (0, 1, 2, 8, 9, 17, 1000, 4099):
         m = rng.integers(0, 70_000, size=count)
         n = rng.integers(1, 70_000, size=count)
-        cumulative, empty = running_cells(m, n)
-        assert cumulative.dtype == np.int64
-        assert np.array_equal(cumulative, np.cumsum(m * n, dtype=np.int64))
-        assert empty == bool((m == 0).any())
+        for lengths in (m, np.maximum(m, 1)):
+            cumulative, empty = running_cells(lengths, n)
+            assert cumulative.dtype == np.int64
+            assert np.array_equal(cumulative, np.cumsum(lengths * n, dtype=np.int64))
+            assert empty == bool((lengths == 0).any())
+    last_only = np.ones(1000, dtype=np.int64)
+    last_only[-1] = 0
+    assert running_cells(last_only, last_only)[1]
 
 
 def test_indexed_running_cells_gathers_and_checks_bounds() -> None:

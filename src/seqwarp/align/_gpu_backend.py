@@ -48,7 +48,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, TypeVar
@@ -61,6 +61,7 @@ from ..errors import InvalidParameter
 from ..sequences import SequenceBatch
 from . import _cpu_backend
 from ._host_scan import extent, gather_pairs, is_consecutive, running_cells, shape_sort
+from ._pools import pool
 from .plan import CallBudget, PairShapes, score_bound, shape_key, tile_runs
 from .results import Cigars
 
@@ -102,9 +103,8 @@ _MIN_CHUNK_PAIRS = 1 << 14
 _PIECE_BYTES = 1 << 23
 _COPY_THREADS = 4
 # a device's share of a call is planned and queued in up to _STAGES stages of at least
-# _MIN_STAGE_PAIRS pairs (planned at once by threads of their own; the device runs a stage
-# while the later ones are still being planned), and its
-# chunks alternate between _STREAMS compute streams (one kernel's tail overlaps the next)
+# _MIN_STAGE_PAIRS pairs (planned at once by the planner threads; the device runs a stage
+# while the later ones are still being planned), and its chunks alternate between _STREAMS compute streams (one kernel's tail overlaps the next)
 _STAGES = 4
 _MIN_STAGE_PAIRS = 1 << 15
 _STREAMS = 2
@@ -428,9 +428,9 @@ class _Pairs:
 
 
 class _Upload:
-    """Host buffers copied into one flat device buffer in pieces, by a few background threads:
-    each copies its pieces (every ``threads``-th) into one of its two pinned staging buffers
-    (numpy releases the GIL) and queues their DMA on a copy stream of its own, so host copies,
+    """Host buffers copied into one flat device buffer in pieces, by a few tasks on the copy
+    threads: each copies its pieces (every ``threads``-th) into one of its two pinned staging
+    buffers (numpy releases the GIL) and queues their DMA on a copy stream of its own, so host copies,
     DMAs, the caller's planning and its kernels all overlap. The pieces of the sources are
     ordered by the fraction of their source they complete, so the first chunks start early."""
 
@@ -454,15 +454,12 @@ class _Upload:
         self._waited: dict[int, int] = {}  # per compute stream: pieces it already waits for
         self._error: BaseException | None = None
         threads = max(1, min(threads, len(self._pieces)))
-        self._threads = [
-            threading.Thread(target=self._run, args=(k, threads), daemon=True)
-            for k in range(threads)
-        ]
-        for thread in self._threads:
-            thread.start()
+        copiers = pool("copy")
+        self._tasks = [copiers.submit(self._run, k, threads) for k in range(threads)]
 
     def _run(self, first: int, step: int) -> None:
         cp = self._cp
+        runtime = cp.cuda.runtime
         try:
             with cp.cuda.Device(self._device):
                 stream = cp.cuda.Stream(non_blocking=True)
@@ -477,7 +474,15 @@ class _Upload:
                         busy[i % 2].synchronize()
                     view = views[i % 2][: len(part)]
                     np.copyto(view, part)
-                    self.codes[offset : offset + len(part)].set(view, stream=stream)
+                    # the DMA queued by the runtime itself: no array views to build while
+                    # the call's other host threads wait for the interpreter lock
+                    runtime.memcpyAsync(
+                        self.codes.data.ptr + offset,
+                        slots[i % 2].ptr,
+                        len(part),
+                        runtime.memcpyHostToDevice,
+                        stream.ptr,
+                    )
                     busy[i % 2] = self._events[g] = stream.record()
                     self._done[g].set()
                 stream.synchronize()
@@ -505,9 +510,9 @@ class _Upload:
         self._waited[stream.ptr] = max(waited, last + 1)
 
     def join(self) -> None:
-        """Wait for the copy threads (every piece copied)."""
-        for thread in self._threads:
-            thread.join()
+        """Wait for the copy tasks (every piece copied)."""
+        for task in self._tasks:
+            task.result()
         if self._error is not None:
             raise self._error
 
@@ -832,9 +837,10 @@ def _score_part(
 
         # stages without cells (every pair with an empty side) are left out
         stages = [(a, b) for a, b in _stages(*cells) if _cells_in(*cells, a, b)]
-        # the stages are planned at once by threads of their own (numba and numpy release the
+        # the stages are planned at once by the planner threads (numba and numpy release the
         # interpreter lock): short pairs plan slower than their kernels run
-        planners = ThreadPoolExecutor(max(1, len(stages)), thread_name_prefix="seqwarp-plan")
+        planners = pool("plan")
+        planned: list[Future] = []
         try:
             planned = [planners.submit(plan, a, b) for a, b in stages]
             host = _pinned(cp, np.int64, (3, len(m)))
@@ -848,12 +854,15 @@ def _score_part(
                 full = _queue_gather(cp, device_out, streams[0], pairs, host[:, a:b])
                 alive.append((pairs, keep, full))
                 gathered.append((a, b, streams[0].record()))
+            # while the device runs: the first writes to fresh pages of ``out`` fault them in,
+            # which would otherwise delay the last stage's copy after the last kernel
+            out.fill(0)
             for a, b, event in gathered:
                 event.synchronize()
                 np.copyto(out[:, a:b], host[:, a:b])
         finally:
             # also after an error: nothing of this share is left running on the device
-            planners.shutdown(cancel_futures=True)
+            wait([task for task in planned if not task.cancel()])
             for stream in streams:
                 stream.synchronize()
             upload.join()
@@ -971,9 +980,9 @@ def on_devices(cumulative: np.ndarray, work: Callable[[int, int, int], T]) -> li
         for device, a, b in zip(_devices, bounds[:-1], bounds[1:], strict=True)
         if _cells_in(cumulative, 0, a, b)
     ]
-    with ThreadPoolExecutor(max(1, len(shares)), thread_name_prefix="seqwarp-gpu") as pool:
-        futures = [pool.submit(work, *share) for share in shares]
-        return [future.result() for future in futures]
+    futures = [pool("gpu").submit(work, *share) for share in shares]
+    wait(futures)
+    return [future.result() for future in futures]
 
 
 def _pinned(cp: Any, dtype: type, shape: tuple[int, ...]) -> np.ndarray:

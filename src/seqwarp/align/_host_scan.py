@@ -4,9 +4,16 @@ devices run them at the same time."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from .._jit import jit
+from ._pools import pool
+
+# pairs from which a running total is taken in _SCAN_PIECES pieces by the scan threads
+_PARALLEL_FROM = 1 << 20
+_SCAN_PIECES = 8
 
 __all__ = [
     "extent",
@@ -40,11 +47,27 @@ def _running_cells(m: np.ndarray, n: np.ndarray, out: np.ndarray) -> bool:
     return empty
 
 
+@jit
+def _add(values: np.ndarray, offset: int) -> None:
+    for i in range(len(values)):
+        values[i] += offset
+
+
 def running_cells(m: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, bool]:
     """The running total of the pairs' DP cells (``np.cumsum(m * n)``, int64) and whether
-    any pair has an empty side, in one pass."""
+    any pair has an empty side, in one pass (a long one in pieces on the scan threads: each
+    piece's own running total, then the totals before it added)."""
     out = np.empty(len(m), dtype=np.int64)
-    return out, bool(_running_cells(m, n, out))
+    if len(m) < _PARALLEL_FROM:
+        return out, bool(_running_cells(m, n, out))
+    bounds = np.linspace(0, len(m), _SCAN_PIECES + 1).astype(np.int64).tolist()
+    pieces = [slice(a, b) for a, b in itertools.pairwise(bounds)]
+    scans = pool("scan")
+    empties = list(scans.map(lambda p: _running_cells(m[p], n[p], out[p]), pieces))
+    before = np.cumsum([int(out[p.stop - 1]) for p in pieces[:-1]]).tolist()
+    list(scans.map(lambda p, offset: _add(out[p], offset), pieces[1:], before))
+    empty = any(empties)
+    return out, bool(empty)
 
 
 @jit
