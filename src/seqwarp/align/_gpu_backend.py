@@ -16,12 +16,12 @@ answers, byte for byte. How a batch of pairs runs:
    launched in chunks: contiguous ranges of that one order, so every per-pair argument is
    copied to the device once (per stage, step 5) and each chunk reads a slice of it;
 4. the residues the pairs use (the span of each code buffer they touch) go to the device
-   once per call, as one flat buffer, in pieces: a few host threads stage them through
+   once per call, as one flat buffer, in pieces: a few copy threads stage them through
    pinned buffers and queue their DMA on copy streams of their own, starting before the
    planning; a chunk's kernel waits (on the device) only for the pieces holding its pairs'
    residues, so copies, planning and kernels overlap;
 5. a large share is planned and queued in stages (contiguous ranges of near-equal cells),
-   planned at once by host threads of their own and queued in order: the device runs one
+   planned at once by the planner threads and queued in order: the device runs one
    stage's chunks while the later ones are still being planned, and the chunks take
    two compute streams in turn, so that one kernel's last blocks overlap the next one's
    first;
@@ -818,8 +818,8 @@ def _score_part(
     """Score pairs (not all with an empty side) on ``device`` into ``out``, their (3, pairs)
     int64 fields (the rows of pairs with an empty side are left to the caller); ``cells`` is
     their running total of cells and the cells before them. The residues
-    start on their way to the device first; the stages are planned by threads of their own at
-    once and queued in order as their plans come, so the device runs one stage while the
+    start on their way to the device first; the stages are planned at once by the planner
+    threads and queued in order as their plans come, so the device runs one stage while the
     later ones are still being planned, and each stage's results are copied into ``out``
     (from pinned memory) while the later stages run."""
     with cp.cuda.Device(device):
