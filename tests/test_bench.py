@@ -356,3 +356,23 @@ def test_tile_benchmark_cases_pairs_and_estimates(capsys: pytest.CaptureFixture[
     if align_tiles.gpu_count() == 0:
         assert bench_main(["align-tiles", "--dna-lengths", "125"]) == 2
         assert "no CUDA device" in capsys.readouterr().out
+
+
+def test_busy_time_counts_overlapping_kernels_once() -> None:
+    """Kernels of two streams that overlap count once; gaps do not count; order does not
+    matter."""
+    from seqwarp.bench.gpu_timeline import busy_time
+
+    assert busy_time([]) == 0.0
+    assert busy_time([(2.0, 5.0)]) == 3.0
+    assert busy_time([(4.0, 9.0), (0.0, 1.0), (2.0, 5.0)]) == 1.0 + 7.0
+    assert busy_time([(0.0, 10.0), (1.0, 2.0), (3.0, 4.0)]) == 10.0  # nested
+    assert busy_time([(0.0, 1.0), (1.0, 2.0)]) == 2.0  # touching
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        begins = rng.integers(0, 100, size=8)
+        spans = [(float(b), float(b + rng.integers(0, 20))) for b in begins]
+        covered = np.zeros(200, dtype=bool)
+        for begin, end in spans:
+            covered[int(begin) : int(end)] = True
+        assert busy_time(spans) == covered.sum()

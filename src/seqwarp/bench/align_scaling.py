@@ -6,7 +6,9 @@ the protein workload of ``python -m seqwarp.bench align-gpu`` (real proteins of 
 residues against a database of real proteins grown with shuffles, BLOSUM62 11/1, local,
 ``Aligner.score_matrix``; it needs ``--data``, the inputs that benchmark prepares). Reports
 whole-call TCUPS (median after a warm-up), scaling efficiency against one GPU, and a hash of
-the output, which must be the same for every GPU count. With one GPU it also runs two device
+the output, which must be the same for every GPU count; then one more call with every kernel
+launch timed (``gpu_timeline``): how long each device's kernels were busy, when its first one
+began and its last one ended, so the host work around them shows. With one GPU it also runs two device
 slots on that GPU (ordinals ``(0, 0)``: the multi-device path, two host threads and streams of
 work on one chip), whose ideal is the one-GPU rate. Writes JSON and a PNG of measured against
 ideal TCUPS.
@@ -31,6 +33,7 @@ from ..devices import Backend, gpu_count
 from ..scoring import Scoring
 from ..sequences import SequenceBatch
 from . import proteins
+from .gpu_timeline import trace_call
 from .report import (
     bar_chart,
     machine_info,
@@ -144,6 +147,18 @@ def _digest(output: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(output).tobytes()).hexdigest()[:16]
 
 
+def _timeline_row(timeline: dict[str, Any]) -> tuple[float, float, float, float]:
+    """A traced call's wall time, its latest device's first kernel and last kernel end, and
+    its busiest device's kernel time (ms)."""
+    devices = timeline["devices"]
+    return (
+        timeline["wall_ms"],
+        max(d["first_kernel_ms"] for d in devices),
+        max(d["last_kernel_end_ms"] for d in devices),
+        max(d["busy_ms"] for d in devices),
+    )
+
+
 def _configurations(top: int) -> list[tuple[str, tuple[int, ...]]]:
     """(label, device ordinals) to run: 1..``top`` GPUs, and two slots on one GPU when only
     one is used."""
@@ -175,6 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # a repeated ordinal is not something resolve() hands out: set the slots directly
             aligner.backend = Backend("gpu", ordinals)
             each, answer = repeat_seconds(partial(work.run, aligner), args.repeats)
+            traced_ms, devices = trace_call(partial(work.run, aligner))
             seconds = statistics.median(each)
             tcups = work.cells / seconds / 1e12
             one_gpu = one_gpu or tcups
@@ -193,6 +209,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "scaling_efficiency": tcups / (one_gpu * gpus),
                     "output_sha256": _digest(work.output(answer)),
                     "backend": aligner.backend.describe(),
+                    "timeline": {
+                        "wall_ms": traced_ms,
+                        "devices": [device.as_dict() for device in devices],
+                    },
                 }
             )
     same = {
@@ -228,6 +248,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         [
             (r["workload"], r["label"], r["tcups"], r["scaling_efficiency"], r["output_sha256"])
             for r in results
+        ],
+    )
+    print_table(
+        "one traced call each: kernels against host work (ms from the call's start)",
+        ("workload", "devices", "wall", "first kernel", "last kernel end", "kernels busy"),
+        [
+            (r["workload"], r["label"], *_timeline_row(r["timeline"]))
+            for r in results
+            if r["timeline"]["devices"]
         ],
     )
     print(f"identical output for every GPU count: {same}")
