@@ -104,7 +104,8 @@ _PIECE_BYTES = 1 << 23
 _COPY_THREADS = 4
 # a device's share of a call is planned and queued in up to _STAGES stages of at least
 # _MIN_STAGE_PAIRS pairs (planned at once by the planner threads; the device runs a stage
-# while the later ones are still being planned), and its chunks alternate between _STREAMS compute streams (one kernel's tail overlaps the next)
+# while the later ones are still being planned), and its chunks alternate between _STREAMS
+# compute streams (one kernel's tail overlaps the next)
 _STAGES = 4
 _MIN_STAGE_PAIRS = 1 << 15
 _STREAMS = 2
@@ -433,9 +434,9 @@ class _Upload:
     buffers (numpy releases the GIL) and queues their DMA on a copy stream of its own, so host
     copies, DMAs, the caller's planning and its kernels all overlap. The pieces of the sources
     are ordered by the fraction of their source they complete, so the first chunks start
-    early. The pieces are kept in a few arrays rather than an object each: thousands of short-
-    lived objects per call made the interpreter's cyclic garbage collector pause every thread
-    of a call (a two-GPU call took 167-169 ms with it off, up to 274 ms with it on)."""
+    early. The pieces are kept in a few arrays rather than an object each: thousands of
+    short-lived objects per call made the interpreter's cyclic garbage collector pause every
+    thread of a call (a two-GPU call took 167-169 ms with it off, up to 274 ms with it on)."""
 
     def __init__(self, cp: Any, device: int, sources: list[np.ndarray], threads: int) -> None:
         self.codes = cp.empty(max(1, sum(len(x) for x in sources)), dtype=np.uint8)
@@ -685,8 +686,7 @@ def _partition(cumulative: np.ndarray, parts: int, base: int = 0) -> np.ndarray:
     # boundary i has prefix(i) = cells of pairs before it; in integers, boundary k is the i
     # whose prefix(i) * parts is nearest k * total
     goals = [-(-k * total // parts) for k in range(1, parts)]
-    reaching = np.searchsorted(cumulative, [base + goal for goal in goals], side="left") + 1
-    reaching = reaching.tolist()
+    reaching = (np.searchsorted(cumulative, [base + g for g in goals], side="left") + 1).tolist()
     bounds = [0]
     for k, (goal, above) in enumerate(zip(goals, reaching, strict=True), 1):
         if goal == 0:  # no cells at all
@@ -817,11 +817,11 @@ def _score_part(
 ) -> None:
     """Score pairs (not all with an empty side) on ``device`` into ``out``, their (3, pairs)
     int64 fields (the rows of pairs with an empty side are left to the caller); ``cells`` is
-    their running total of cells and the cells before them. The residues
-    start on their way to the device first; the stages are planned at once by the planner
-    threads and queued in order as their plans come, so the device runs one stage while the
-    later ones are still being planned, and each stage's results are copied into ``out``
-    (from pinned memory) while the later stages run."""
+    their running total of cells and the cells before them. The residues start on their way
+    to the device first; the stages are planned at once by the planner threads and queued in
+    order as their plans come, so the device runs one stage while the later ones are still
+    being planned, and each stage's results are copied into ``out`` (from pinned memory)
+    while the later stages run."""
     with cp.cuda.Device(device):
         spans = _spans(queries, targets, q_index, t_index, firsts, m, n)
         upload = _Upload(cp, device, spans.sources, _COPY_THREADS)
@@ -981,7 +981,6 @@ def on_devices(cumulative: np.ndarray, work: Callable[[int, int, int], T]) -> li
     cells are skipped), each in a host thread of its own when there are several devices.
     Returns the results in device order; the first error is raised once every thread has
     finished."""
-
     if len(_devices) == 1:
         whole = _cells_in(cumulative, 0, 0, len(cumulative))
         return [work(_devices[0], 0, len(cumulative))] if whole else []

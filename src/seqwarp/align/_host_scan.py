@@ -66,8 +66,7 @@ def running_cells(m: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, bool]:
     empties = list(scans.map(lambda p: _running_cells(m[p], n[p], out[p]), pieces))
     before = np.cumsum([int(out[p.stop - 1]) for p in pieces[:-1]]).tolist()
     list(scans.map(lambda p, offset: _add(out[p], offset), pieces[1:], before))
-    empty = any(empties)
-    return out, bool(empty)
+    return out, any(empties)
 
 
 @jit

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, wait
 from typing import Literal, overload
 
 import numpy as np
@@ -22,6 +22,7 @@ from ..errors import InvalidParameter, LengthMismatch
 from ..scoring import Scoring
 from ..sequences import SequenceBatch, as_batch
 from ._host_scan import indexed_running_cells, running_cells
+from ._pools import pool
 from .plan import CrossBlock, PairShapes, cross_product_blocks, largest_first, slices_by_total
 from .results import CigarResult, Cigars, EndsResult, ScoreResult, TopHits
 
@@ -213,15 +214,15 @@ class Aligner:
             # the hits so far (of the targets before this block) first, so that a stable
             # sort keeps ties in target order
             kept = min(first, k)
-            pool = np.concatenate([best[rows, :kept], scores], axis=1)
+            candidates = np.concatenate([best[rows, :kept], scores], axis=1)
             ids = np.arange(first, block.targets.stop, dtype=np.int64)
-            pool_ids = np.concatenate(
+            candidate_ids = np.concatenate(
                 [index[rows, :kept], np.broadcast_to(ids, scores.shape)], axis=1
             )
-            ranked = np.argsort(-pool, axis=1, kind="stable")[:, :k]
+            ranked = np.argsort(-candidates, axis=1, kind="stable")[:, :k]
             filled = ranked.shape[1]
-            index[rows, :filled] = np.take_along_axis(pool_ids, ranked, axis=1)
-            best[rows, :filled] = np.take_along_axis(pool, ranked, axis=1)
+            index[rows, :filled] = np.take_along_axis(candidate_ids, ranked, axis=1)
+            best[rows, :filled] = np.take_along_axis(candidates, ranked, axis=1)
         return TopHits(index, best, self.backend.describe(), q.names, t.names)
 
     def _cross_scores(
@@ -250,16 +251,18 @@ class Aligner:
             for block in blocks:
                 yield finish(block, scores(block))
             return
-        with ThreadPoolExecutor(2, thread_name_prefix="seqwarp-block") as pool:
-            window: deque[tuple[CrossBlock, Future[np.ndarray]]] = deque()
+        window: deque[tuple[CrossBlock, Future[np.ndarray]]] = deque()
+        try:
             for block in blocks:
-                window.append((block, pool.submit(scores, block)))
+                window.append((block, pool("block").submit(scores, block)))
                 if len(window) == 2:
                     block, future = window.popleft()
                     yield finish(block, future.result())
             while window:
                 block, future = window.popleft()
                 yield finish(block, future.result())
+        finally:  # also when the caller stops early: no block is left running
+            wait([future for _, future in window])
 
     # --- helpers ------------------------------------------------------------------------
 

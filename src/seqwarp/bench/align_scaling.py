@@ -8,10 +8,10 @@ residues against a database of real proteins grown with shuffles, BLOSUM62 11/1,
 whole-call TCUPS (median after a warm-up), scaling efficiency against one GPU, and a hash of
 the output, which must be the same for every GPU count; then one more call with every kernel
 launch timed (``gpu_timeline``): how long each device's kernels were busy, when its first one
-began and its last one ended, so the host work around them shows. With one GPU it also runs two device
-slots on that GPU (ordinals ``(0, 0)``: the multi-device path, two host threads and streams of
-work on one chip), whose ideal is the one-GPU rate. Writes JSON and a PNG of measured against
-ideal TCUPS.
+began and its last one ended, so the host work around them shows. With one GPU it also runs
+two device slots on that GPU (ordinals ``(0, 0)``: the multi-device path, two host threads
+and streams of work on one chip), whose ideal is the one-GPU rate. Writes JSON and a PNG of
+measured against ideal TCUPS.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import hashlib
 import os
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import partial
 from typing import Any
 
@@ -211,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "backend": aligner.backend.describe(),
                     "timeline": {
                         "wall_ms": traced_ms,
-                        "devices": [device.as_dict() for device in devices],
+                        "devices": [asdict(device) for device in devices],
                     },
                 }
             )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["DeviceTimeline", "busy_time", "trace_call"]
@@ -29,10 +29,6 @@ class DeviceTimeline:
     last_kernel_end_ms: float
     busy_ms: float  # the union of its kernels' intervals
     kernels: int
-
-    def as_dict(self) -> dict[str, float | int]:
-        """The fields, for a JSON record."""
-        return asdict(self)
 
 
 def busy_time(intervals: Iterable[tuple[float, float]]) -> float:
