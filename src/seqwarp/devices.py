@@ -56,7 +56,9 @@ def gpu_count() -> int:
     return _cupy_status()[0]
 
 
+@functools.cache
 def _device_name(ordinal: int) -> str:
+    """The device's name (cached: reading a device's properties takes about a millisecond)."""
     import cupy
 
     props = cupy.cuda.runtime.getDeviceProperties(ordinal)

@@ -157,12 +157,16 @@ def test_running_cells_is_the_cumulative_product(
     assert running_cells(last_only, last_only)[1]
 
 
-def test_indexed_running_cells_gathers_and_checks_bounds() -> None:
-    """The fused gather and scan equals the numpy gathers and cumsum; an index outside the
-    batch is named by its pair, never read."""
+@pytest.mark.parametrize("in_pieces_from", [1 << 20, 9])
+def test_indexed_running_cells_gathers_and_checks_bounds(
+    monkeypatch: pytest.MonkeyPatch, in_pieces_from: int
+) -> None:
+    """The fused gather and scan equals the numpy gathers and cumsum, in one pass and in
+    pieces; an index outside the batch is named by its pair (the first one), never read."""
+    monkeypatch.setattr(_host_scan, "_PARALLEL_FROM", in_pieces_from)
     rng = np.random.default_rng(6)
     q_lengths, t_lengths = rng.integers(0, 5000, size=40), rng.integers(1, 5000, size=30)
-    for count in (0, 1, 500):
+    for count in (0, 1, 9, 17, 500):
         qi, ti = rng.integers(0, 40, size=count), rng.integers(0, 30, size=count)
         m, n, cumulative, empty = indexed_running_cells(q_lengths, t_lengths, qi, ti)
         assert np.array_equal(m, q_lengths[qi]) and np.array_equal(n, t_lengths[ti])
@@ -173,6 +177,26 @@ def test_indexed_running_cells_gathers_and_checks_bounds() -> None:
         indexed_running_cells(q_lengths, t_lengths, qi, ti)
     with pytest.raises(IndexError, match=r"^pair 0: query index 0 or target index -1 outside"):
         indexed_running_cells(q_lengths, t_lengths, qi[:1], np.array([-1]))
+    # two bad pairs in different pieces: the first is named
+    qi, ti = np.zeros(40, dtype=np.int64), np.zeros(40, dtype=np.int64)
+    qi[[13, 35]] = 99
+    with pytest.raises(IndexError, match=r"^pair 13: query index 99 "):
+        indexed_running_cells(q_lengths, t_lengths, qi, ti)
+
+
+@pytest.mark.parametrize("in_pieces_from", [1 << 20, 9])
+def test_take_and_extent(monkeypatch: pytest.MonkeyPatch, in_pieces_from: int) -> None:
+    """The gather and the extent of sequences equal numpy's, in one pass and in pieces."""
+    monkeypatch.setattr(_host_scan, "_PARALLEL_FROM", in_pieces_from)
+    rng = np.random.default_rng(8)
+    offsets = np.cumsum(rng.integers(0, 900, size=300))
+    for count in (1, 9, 17, 1000):
+        index = rng.integers(0, 300, size=count)
+        taken = _host_scan.take(offsets, index)
+        assert taken.dtype == offsets.dtype and np.array_equal(taken, offsets[index])
+        lengths = rng.integers(0, 900, size=count)
+        low, high = _host_scan.extent(taken, lengths)
+        assert (low, high) == (int(taken.min()), int((taken + lengths).max()))
 
 
 def test_is_consecutive() -> None:
@@ -204,6 +228,38 @@ def test_partition_with_more_parts_than_pairs() -> None:
             bounds = _check_partition(np.full(count, 7), parts)
             sizes = np.diff(bounds)
             assert sorted(sizes.tolist()) == [0] * (parts - count) + [1] * count
+
+
+def test_stages_follow_the_stage_shares(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large share is cut in the proportions of ``_STAGE_SHARES`` (a short first and last
+    stage); a small one in fewer stages of near-equal cells; the stages tile the share."""
+    monkeypatch.setattr(_gpu_backend, "_MIN_STAGE_PAIRS", 4)
+    monkeypatch.setattr(_gpu_backend, "_STAGE_SHARES", (1, 7, 7, 1))
+    cumulative = np.cumsum(np.full(160, 9, dtype=np.int64))
+    assert _gpu_backend._stages(cumulative, 0) == [(0, 10), (10, 80), (80, 150), (150, 160)]
+    # a slice of a longer total counts from its base (7.5 pairs a sixteenth: ties go down)
+    later = cumulative[40:] - cumulative[39] + 1000
+    assert _gpu_backend._stages(later, 1000) == [(0, 7), (7, 60), (60, 112), (112, 120)]
+    # 10 pairs make 2 stages of at least 4 pairs; 3 pairs make one
+    assert _gpu_backend._stages(cumulative[:10], 0) == [(0, 5), (5, 10)]
+    assert _gpu_backend._stages(cumulative[:3], 0) == [(0, 3)]
+
+
+def test_a_lead_in_starts_small_and_doubles() -> None:
+    """The first chunks of a lead-in grow 1, 2, 4, ... times ``lead`` up to the normal chunk;
+    every chunk list tiles the launch."""
+    launch = _gpu_backend._Launch("s16x2", "s16x2", 16, 32, np.arange(1 << 20), start=7)
+
+    def sizes(lead: int) -> list[int]:
+        chunks = _gpu_backend._ranges(launch, 512, lead)
+        assert chunks[0][0] == 7 and chunks[-1][1] == 7 + (1 << 20)
+        assert all(b == c for (_, b), (c, _) in itertools.pairwise(chunks))
+        return [b - a for a, b in chunks]
+
+    normal = sizes(0)
+    assert normal == [1 << 17] * 8
+    assert sizes(1 << 14) == [1 << 14, 1 << 15, 1 << 16] + [1 << 17] * 7 + [1 << 14]
+    assert sizes(1 << 18) == normal
 
 
 def test_partition_without_pairs_or_cells() -> None:

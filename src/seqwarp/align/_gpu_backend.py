@@ -60,9 +60,9 @@ from ..devices import Backend
 from ..errors import InvalidParameter
 from ..sequences import SequenceBatch
 from . import _cpu_backend
-from ._host_scan import extent, gather_pairs, is_consecutive, running_cells, shape_sort
+from ._host_scan import extent, gather_pairs, is_consecutive, running_cells, shape_sort, take
 from ._pools import pool
-from .plan import CallBudget, PairShapes, score_bound, shape_key, tile_runs
+from .plan import CallBudget, PairShapes, identity_index, score_bound, shape_key, tile_runs
 from .results import Cigars
 
 __all__ = ["LANES", "Staged", "align", "kernel_name", "prepare", "score", "stage", "use"]
@@ -94,19 +94,24 @@ _SCRATCH_BYTES = 1 << 30
 # that its first kernels start while the later chunks' residues are still being copied
 _MIN_CHUNKS = 8
 _MIN_CHUNK_PAIRS = 1 << 14
+# a device's first launch starts with a chunk of this many pairs, each next one twice as large
+_LEAD_PAIRS = 1 << 14
 # residues go to the device in pieces of this size, each of a device's _COPY_THREADS copy
-# threads staging every k-th piece through two pinned buffers of its own (measured on a
+# threads staging the next piece in turn through two pinned buffers of its own (measured on a
 # 4 x H200 host, 4 M pairs of 512 bp, whole calls on 1 / 2 / 4 GPUs, with pieces growing
 # from 8 to 32 MiB: 2 / 3 / 4 threads per device 548 / 453 / 399 ms on 1 GPU, 313 / 249 /
 # 233 ms on 2, 241 / 247 / 214 ms on 4; 2 threads with 8 MiB pieces 416 / 241 / 217 ms. A
 # thread copies about 7 GB/s into pinned memory there, and these copies bound a call)
 _PIECE_BYTES = 1 << 23
 _COPY_THREADS = 4
-# a device's share of a call is planned and queued in up to _STAGES stages of at least
-# _MIN_STAGE_PAIRS pairs (planned at once by the planner threads; the device runs a stage
-# while the later ones are still being planned), and its chunks alternate between _STREAMS
-# compute streams (one kernel's tail overlaps the next)
-_STAGES = 4
+# a device's share of a call is planned and queued in stages of these relative sizes (in
+# cells), each of at least _MIN_STAGE_PAIRS pairs (the device runs a stage while the later
+# ones are still being planned): a short first stage starts the kernels sooner, a short
+# last one leaves little to copy back after them (measured on a 2 x H200 host, 4 M pairs of 512 bp, medians of 9 calls: 1 GPU 283 ms
+# against 291 ms with four equal stages and 283 ms with 1-7-7-1, 2 GPUs 156 against 162
+# and 159 ms). Its chunks alternate between _STREAMS compute streams (one kernel's tail
+# overlaps the next)
+_STAGE_SHARES = (2, 6, 6, 2)
 _MIN_STAGE_PAIRS = 1 << 15
 _STREAMS = 2
 
@@ -181,7 +186,7 @@ def _plan(
     shortest_n, longest_n = int(n.min()), int(n.max())
     if shortest_m == longest_m > 0 and shortest_n == longest_n > 0:
         # one shape: the pairs are in order already
-        work = _identity(len(m))
+        work = identity_index(len(m))
         keys = np.full(len(m), shape_key(m[:1], n[:1])[0])
     else:
         work, keys = shape_sort(m, n)
@@ -218,21 +223,6 @@ def _plan(
             pairs = order[start : base + int(b)]
             launches.append(_Launch(lane, kernel_lane, group, columns, pairs, start))
     return launches
-
-
-_arange = np.arange(0, dtype=np.int64)
-
-
-def _identity(count: int) -> np.ndarray:
-    """``np.arange(count)`` as a read-only view of one kept array (a fresh one of a million
-    pairs costs more page faults than the whole plan)."""
-    global _arange
-    kept = _arange  # one read: the devices' threads may replace it meanwhile
-    if len(kept) < count:
-        kept = np.arange(max(count, 2 * len(kept)), dtype=np.int64)
-        kept.flags.writeable = False
-        _arange = kept
-    return kept[:count]
 
 
 def _narrow(
@@ -319,7 +309,7 @@ def firsts_and_shapes(
 
 def _take(values: np.ndarray, index: np.ndarray, first: int | None) -> np.ndarray:
     """``values[index]``: a view when ``index`` is consecutive from ``first``."""
-    return values[first : first + len(index)] if first is not None else values[index]
+    return values[first : first + len(index)] if first is not None else take(values, index)
 
 
 def _lengths(batch: SequenceBatch, index: np.ndarray, first: int | None) -> np.ndarray:
@@ -430,13 +420,16 @@ class _Pairs:
 
 class _Upload:
     """Host buffers copied into one flat device buffer in pieces, by a few tasks on the copy
-    threads: each copies its pieces (every ``threads``-th) into one of its two pinned staging
-    buffers (numpy releases the GIL) and queues their DMA on a copy stream of its own, so host
-    copies, DMAs, the caller's planning and its kernels all overlap. The pieces of the sources
-    are ordered by the fraction of their source they complete, so the first chunks start
-    early. The pieces are kept in a few arrays rather than an object each: thousands of
-    short-lived objects per call made the interpreter's cyclic garbage collector pause every
-    thread of a call (a two-GPU call took 167-169 ms with it off, up to 274 ms with it on)."""
+    threads: each takes the next piece not yet taken, copies it into one of its two pinned
+    staging buffers (numpy releases the GIL) and queues its DMA on a copy stream of its own,
+    so host copies, DMAs, the caller's planning and its kernels all overlap. The pieces of the
+    sources are ordered by the fraction of their source they complete, so the first chunks
+    start early; taken in turn rather than dealt out in advance, they arrive in that order
+    even when one thread is slowed (with every 4th piece dealt to each of four threads, one
+    late thread held a device's kernels back by 10-50 ms on a 2 x H200 host). The pieces are
+    kept in a few arrays rather than an object each: thousands of short-lived objects per
+    call made the interpreter's cyclic garbage collector pause every thread of a call (a
+    two-GPU call took 167-169 ms with it off, up to 274 ms with it on)."""
 
     def __init__(self, cp: Any, device: int, sources: list[np.ndarray], threads: int) -> None:
         self.codes = cp.empty(max(1, sum(len(x) for x in sources)), dtype=np.uint8)
@@ -458,11 +451,12 @@ class _Upload:
         self._arrival = threading.Condition()
         self._waited: dict[int, int] = {}  # per compute stream: pieces it already waits for
         self._error: BaseException | None = None
+        self._untaken = itertools.count()  # next() is atomic: one piece per call
         threads = max(1, min(threads, len(order)))
         copiers = pool("copy")
-        self._tasks = [copiers.submit(self._run, k, threads) for k in range(threads)]
+        self._tasks = [copiers.submit(self._run) for _ in range(threads)]
 
-    def _run(self, first: int, step: int) -> None:
+    def _run(self) -> None:
         cp = self._cp
         runtime = cp.cuda.runtime
         size = _PIECE_BYTES
@@ -473,7 +467,8 @@ class _Upload:
                 slots = [cp.cuda.alloc_pinned_memory(max(1, room)) for _ in range(2)]
                 views = [np.frombuffer(slot, np.uint8, room) for slot in slots]
                 busy: list[Any] = [None, None]
-                for i, g in enumerate(range(first, len(self._events), step)):
+                count = len(self._events)
+                for i, g in enumerate(itertools.takewhile(lambda g: g < count, self._untaken)):
                     s, k = self._source[g], self._piece[g]
                     part = self._sources[s][k * size : (k + 1) * size]
                     if busy[i % 2] is not None:
@@ -598,15 +593,23 @@ def _stage_chunk(
     return Staged(launch.lane, kernel, grid.blocks, grid.shared, args, result, pairs.order[a:b])
 
 
-def _ranges(launch: _Launch, longest_query: int) -> list[tuple[int, int]]:
+def _ranges(launch: _Launch, longest_query: int, lead: int = 0) -> list[tuple[int, int]]:
     """Chunks of a launch, as ranges of the call's order, that keep the handed-on columns under
     their memory budget, and at least ``_MIN_CHUNKS`` of a large launch (so that copies
-    overlap kernels)."""
+    overlap kernels). With ``lead``, the first chunk has that many pairs and each next one
+    twice as many, up to the normal size: a device's first kernel then waits for a few MiB
+    of residues rather than a whole chunk's."""
     count = len(launch.pairs)
     per_pair = 8 * (longest_query + 1) + 64
     wanted = _MIN_CHUNKS if count >= _MIN_CHUNKS * _MIN_CHUNK_PAIRS else 1
     size = max(2, min(_MAX_CHUNK_PAIRS, _SCRATCH_BYTES // per_pair, -(-count // wanted)))
-    return [(launch.start + i, launch.start + min(i + size, count)) for i in range(0, count, size)]
+    step = min(lead, size) if lead > 1 else size
+    chunks, at = [], 0
+    while at < count:
+        chunks.append((launch.start + at, launch.start + min(at + step, count)))
+        at += step
+        step = min(2 * step, size)
+    return chunks
 
 
 def _data(cp: Any, matrix: np.ndarray, gap_open: int, gap_extend: int) -> dict:
@@ -786,15 +789,18 @@ def _queue_gather(cp: Any, device_out: Any, stream: Any, pairs: _Pairs, host: np
 
 
 def _stages(cumulative: np.ndarray, base: int) -> list[tuple[int, int]]:
-    """Contiguous ranges of near-equal cells that one device queues one after the other (its
-    kernels run one stage while the later ones are still being planned): ``_STAGES`` of a
-    large share, one of a small one (``cumulative``, ``base``: the share's running total of cells,
-    as :func:`_partition` takes them)."""
-    count = min(_STAGES, max(1, len(cumulative) // _MIN_STAGE_PAIRS))
+    """Contiguous ranges of pairs that one device queues one after the other, their cells in
+    the proportions of ``_STAGE_SHARES`` (a share too small for that many stages of
+    ``_MIN_STAGE_PAIRS`` pairs: fewer stages of near-equal cells); ``cumulative``, ``base``:
+    the share's running total of cells, as :func:`_partition` takes them."""
+    count = min(len(_STAGE_SHARES), max(1, len(cumulative) // _MIN_STAGE_PAIRS))
     if count == 1:
         return [(0, len(cumulative))]
-    bounds = _partition(cumulative, count, base).tolist()
-    return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+    shares = _STAGE_SHARES if count == len(_STAGE_SHARES) else (1,) * count
+    bounds = _partition(cumulative, sum(shares), base)[
+        list(itertools.accumulate(shares, initial=0))
+    ]
+    return [(a, b) for a, b in itertools.pairwise(bounds.tolist()) if b > a]
 
 
 def _score_part(
@@ -818,16 +824,18 @@ def _score_part(
     """Score pairs (not all with an empty side) on ``device`` into ``out``, their (3, pairs)
     int64 fields (the rows of pairs with an empty side are left to the caller); ``cells`` is
     their running total of cells and the cells before them. The residues start on their way
-    to the device first; the stages are planned at once by the planner threads and queued in
-    order as their plans come, so the device runs one stage while the later ones are still
-    being planned, and each stage's results are copied into ``out`` (from pinned memory)
-    while the later stages run."""
+    to the device first; this thread plans the first stage, then the planner threads plan
+    the later ones at once while it queues the stages in order as their plans come, so the
+    device runs one stage while the later ones are still being planned, and each stage's
+    results are copied into ``out`` (from pinned memory) while the later stages run."""
     with cp.cuda.Device(device):
+        # the scoring arguments go first: behind the residues' copies they waited 2-3 ms
+        data = _data(cp, matrix, gap_open, gap_extend)
         spans = _spans(queries, targets, q_index, t_index, firsts, m, n)
         upload = _Upload(cp, device, spans.sources, _COPY_THREADS)
         streams: list[Any] = []
         alive = []  # every stage's device buffers, until the streams are synchronised
-        gathered = []  # (stage range, event after its results' copy to host)
+        copies: list[Future] = []  # each stage's results into ``out``, on the gather threads
         affine = gap_open != gap_extend
 
         def plan(a: int, b: int) -> tuple[_Pairs, list[tuple[_Launch, int, int]], Any]:
@@ -839,44 +847,60 @@ def _score_part(
                     spans, q_offsets=spans.q_offsets[a:b], t_offsets=spans.t_offsets[a:b]
                 )
                 pairs = _Pairs(cp, share, sm, sn, _order(launches))
+                # the device's first chunks lead in small (see _ranges)
+                lead = _LEAD_PAIRS if a == 0 else 0
                 jobs = [
                     (launch, x, y)
-                    for launch in launches
-                    for x, y in _ranges(launch, _longest_query(launch, pairs))
+                    for k, launch in enumerate(launches)
+                    for x, y in _ranges(
+                        launch, _longest_query(launch, pairs), lead if k == 0 else 0
+                    )
                 ]
                 return pairs, jobs, _module(mode, affine, launches)
 
         # stages without cells (every pair with an empty side) are left out
         stages = [(a, b) for a, b in _stages(*cells) if _cells_in(*cells, a, b)]
-        # the stages are planned at once by the planner threads (numba and numpy release the
-        # interpreter lock): short pairs plan slower than their kernels run
         planners = pool("plan")
         planned: list[Future] = []
+        gatherers = pool("gather")
         try:
-            planned = [planners.submit(plan, a, b) for a, b in stages]
             host = _pinned(cp, np.int64, (3, len(m)))
-            data = _data(cp, matrix, gap_open, gap_extend)
             streams = [cp.cuda.Stream(non_blocking=True) for _ in range(_STREAMS)]
-            for (a, b), stage_plan in zip(stages, planned, strict=True):
-                pairs, jobs, module = stage_plan.result()
+            for k, (a, b) in enumerate(stages):
+                if k == 0:
+                    pairs, jobs, module = plan(a, b)
+                    # the later stages by the planner threads at once (numba and numpy release
+                    # the interpreter lock: short pairs plan slower than their kernels run),
+                    # but only now: planned beside the first one, they held its kernels back
+                    # by 5-10 ms on a two-GPU host
+                    planned = [planners.submit(plan, *stage) for stage in stages[1:]]
+                else:
+                    pairs, jobs, module = planned[k - 1].result()
                 device_out, keep = _run_device(
                     cp, jobs, upload, pairs, module, mode, affine, data, streams
                 )
                 full = _queue_gather(cp, device_out, streams[0], pairs, host[:, a:b])
                 alive.append((pairs, keep, full))
-                gathered.append((a, b, streams[0].record()))
-            # while the device runs: the first writes to fresh pages of ``out`` fault them in,
-            # which would otherwise delay the last stage's copy after the last kernel
-            out.fill(0)
-            for a, b, event in gathered:
-                event.synchronize()
-                np.copyto(out[:, a:b], host[:, a:b])
+                # copied as soon as they arrive, while this thread queues the later stages
+                arrived = streams[0].record()
+                copies.append(gatherers.submit(_copy_back, arrived, out[:, a:b], host[:, a:b]))
+            for copy in copies:
+                copy.result()
         finally:
             # also after an error: nothing of this share is left running on the device
             wait([task for task in planned if not task.cancel()])
             for stream in streams:
                 stream.synchronize()
             upload.join()
+            wait(copies)
+
+
+def _copy_back(arrived: Any, into: np.ndarray, results: np.ndarray) -> None:
+    """Copy a stage's ``results`` (pinned memory) into ``into`` once the event ``arrived``
+    says they are there (the first writes fault the fresh pages of ``into`` in: a gather
+    thread does that while the device still runs the later stages)."""
+    arrived.synchronize()
+    np.copyto(into, results)
 
 
 def _cells_in(cumulative: np.ndarray, base: int, a: int, b: int) -> int:

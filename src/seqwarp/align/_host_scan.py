@@ -5,15 +5,19 @@ devices run them at the same time."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 
 from .._jit import jit
 from ._pools import pool
 
-# pairs from which a running total is taken in _SCAN_PIECES pieces by the scan threads
+# a scan of this many pairs or more runs in _SCAN_PIECES pieces on the scan threads
 _PARALLEL_FROM = 1 << 20
 _SCAN_PIECES = 8
+
+T = TypeVar("T")
 
 __all__ = [
     "extent",
@@ -22,6 +26,7 @@ __all__ = [
     "is_consecutive",
     "running_cells",
     "shape_sort",
+    "take",
 ]
 
 
@@ -53,19 +58,37 @@ def _add(values: np.ndarray, offset: int) -> None:
         values[i] += offset
 
 
+def _pieces(count: int) -> list[slice]:
+    """One slice of ``count`` pairs, or ``_SCAN_PIECES`` when there are ``_PARALLEL_FROM``."""
+    if count < _PARALLEL_FROM:
+        return [slice(0, count)]
+    bounds = np.linspace(0, count, _SCAN_PIECES + 1).astype(np.int64).tolist()
+    return [slice(a, b) for a, b in itertools.pairwise(bounds)]
+
+
+def _in_pieces(pieces: list[slice], work: Callable[[slice], T]) -> list[T]:
+    """``work(piece)`` for every piece, on the scan threads when there are several."""
+    if len(pieces) == 1:
+        return [work(pieces[0])]
+    return list(pool("scan").map(work, pieces))
+
+
+def _carry(totals: np.ndarray, pieces: list[slice]) -> None:
+    """Turn each piece's own running total into the whole array's (the totals of the pieces
+    before it added)."""
+    if len(pieces) > 1:
+        before = np.cumsum([int(totals[p.stop - 1]) for p in pieces[:-1]]).tolist()
+        list(pool("scan").map(lambda p, offset: _add(totals[p], offset), pieces[1:], before))
+
+
 def running_cells(m: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, bool]:
     """The running total of the pairs' DP cells (``np.cumsum(m * n)``, int64) and whether
     any pair has an empty side, in one pass (a long one in pieces on the scan threads: each
     piece's own running total, then the totals before it added)."""
     out = np.empty(len(m), dtype=np.int64)
-    if len(m) < _PARALLEL_FROM:
-        return out, bool(_running_cells(m, n, out))
-    bounds = np.linspace(0, len(m), _SCAN_PIECES + 1).astype(np.int64).tolist()
-    pieces = [slice(a, b) for a, b in itertools.pairwise(bounds)]
-    scans = pool("scan")
-    empties = list(scans.map(lambda p: _running_cells(m[p], n[p], out[p]), pieces))
-    before = np.cumsum([int(out[p.stop - 1]) for p in pieces[:-1]]).tolist()
-    list(scans.map(lambda p, offset: _add(out[p], offset), pieces[1:], before))
+    pieces = _pieces(len(m))
+    empties = _in_pieces(pieces, lambda p: _running_cells(m[p], n[p], out[p]))
+    _carry(out, pieces)
     return out, any(empties)
 
 
@@ -100,16 +123,26 @@ def indexed_running_cells(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """The query and target lengths of the pairs ``(q_index[p], t_index[p])``, their
     running total of cells and whether any pair has an empty side, in one pass (the
-    gathers, :func:`running_cells` and a bounds check of the indices)."""
+    gathers, :func:`running_cells` and a bounds check of the indices; a long one in pieces on
+    the scan threads, as :func:`running_cells`)."""
     count = len(q_index)
     m, n, out = (np.empty(count, dtype=np.int64) for _ in range(3))
-    found = int(_indexed_running_cells(q_lengths, t_lengths, q_index, t_index, m, n, out))
-    if found >= 0:
+    pieces = _pieces(count)
+    found = _in_pieces(
+        pieces,
+        lambda p: int(
+            _indexed_running_cells(q_lengths, t_lengths, q_index[p], t_index[p], m[p], n[p], out[p])
+        ),
+    )
+    bad = [p.start + first for p, first in zip(pieces, found, strict=True) if first >= 0]
+    if bad:
+        at = bad[0]
         raise IndexError(
-            f"pair {found}: query index {int(q_index[found])} or target index"
-            f" {int(t_index[found])} outside 0..{len(q_lengths) - 1} or 0..{len(t_lengths) - 1}"
+            f"pair {at}: query index {int(q_index[at])} or target index"
+            f" {int(t_index[at])} outside 0..{len(q_lengths) - 1} or 0..{len(t_lengths) - 1}"
         )
-    return m, n, out, found == -2
+    _carry(out, pieces)
+    return m, n, out, -2 in found
 
 
 @jit
@@ -184,6 +217,19 @@ def gather_pairs(
 
 
 @jit
+def _take(values: np.ndarray, index: np.ndarray, out: np.ndarray) -> None:
+    for i in range(len(index)):
+        out[i] = values[index[i]]
+
+
+def take(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``values[index]`` for a valid ``index`` (a long one in pieces on the scan threads)."""
+    out = np.empty(len(index), dtype=values.dtype)
+    _in_pieces(_pieces(len(index)), lambda p: _take(values, index[p], out[p]))
+    return out
+
+
+@jit
 def _extent(offsets: np.ndarray, lengths: np.ndarray) -> tuple[int, int]:
     low, high = offsets[0], offsets[0] + lengths[0]
     for i in range(1, len(offsets)):
@@ -194,6 +240,7 @@ def _extent(offsets: np.ndarray, lengths: np.ndarray) -> tuple[int, int]:
 
 def extent(offsets: np.ndarray, lengths: np.ndarray) -> tuple[int, int]:
     """``offsets.min()`` and ``(offsets + lengths).max()`` of sequences (at least one), in one
-    pass."""
-    low, high = _extent(offsets, lengths)
-    return int(low), int(high)
+    pass (a long one in pieces on the scan threads)."""
+    pieces = _pieces(len(offsets))
+    ends = _in_pieces(pieces, lambda p: _extent(offsets[p], lengths[p]))
+    return int(min(low for low, _ in ends)), int(max(high for _, high in ends))

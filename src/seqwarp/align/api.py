@@ -23,7 +23,14 @@ from ..scoring import Scoring
 from ..sequences import SequenceBatch, as_batch
 from ._host_scan import indexed_running_cells, running_cells
 from ._pools import pool
-from .plan import CrossBlock, PairShapes, cross_product_blocks, largest_first, slices_by_total
+from .plan import (
+    CrossBlock,
+    PairShapes,
+    cross_product_blocks,
+    identity_index,
+    largest_first,
+    slices_by_total,
+)
 from .results import CigarResult, Cigars, EndsResult, ScoreResult, TopHits
 
 __all__ = ["AlignMode", "Aligner", "Output", "align"]
@@ -96,7 +103,7 @@ class Aligner:
         if len(q) != len(t):
             raise LengthMismatch("queries and targets", len(q), len(t))
         self._check_range(q, t)
-        index = np.arange(len(q), dtype=np.int64)
+        index = identity_index(len(q))  # read-only: it may be shared with other results
         # pair i is (q[i], t[i]): its lengths need no gather
         return self._align_pairs(q, t, index, index, output, progress, paired=True)
 

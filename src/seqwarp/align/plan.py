@@ -12,6 +12,7 @@ __all__ = [
     "CrossBlock",
     "PairShapes",
     "cross_product_blocks",
+    "identity_index",
     "lane_groups",
     "largest_first",
     "score_bound",
@@ -27,6 +28,22 @@ def largest_first(cells: np.ndarray) -> np.ndarray:
     """Pairs in decreasing order of work (stable): with dynamic scheduling the long pairs
     start first and the short ones fill the gaps, so no worker is left with a long tail."""
     return np.argsort(-cells, kind="stable")
+
+
+# the longest identity index made so far: calls take read-only views of its start
+_identity = np.arange(0, dtype=np.int64)
+
+
+def identity_index(count: int) -> np.ndarray:
+    """``np.arange(count)`` (int64) as a read-only view of one kept array: a fresh one of
+    millions of pairs costs more page faults than a GPU call's whole planning."""
+    global _identity
+    kept = _identity  # one read: other threads may replace it meanwhile
+    if len(kept) < count:
+        kept = np.arange(max(count, 2 * len(kept)), dtype=np.int64)
+        kept.flags.writeable = False
+        _identity = kept
+    return kept[:count]
 
 
 class CallBudget(NamedTuple):
