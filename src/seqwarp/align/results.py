@@ -125,7 +125,8 @@ class Cigars(Sequence[str]):
 
 @dataclass(frozen=True, eq=False)
 class ScoreResult:
-    """Scores of pairs ``(query_index[p], target_index[p])``; ``backend`` names what ran."""
+    """Scores of pairs ``(query_index[p], target_index[p])``; ``backend`` names what ran. The
+    index arrays may be read-only (``align`` hands out views of one kept ``arange``)."""
 
     query_index: np.ndarray
     target_index: np.ndarray
