@@ -112,6 +112,51 @@ def test_overflow_prone_pairs(mode: str, lanes: str) -> None:
     )
 
 
+def _long_pairs(seed: int, letters: int, count: int, shortest: int, longest: int):
+    """Pairs with targets of ``shortest``..``longest`` residues: related and unrelated, short
+    queries against them and long queries against short targets' counterparts."""
+    rng = np.random.default_rng(seed)
+    queries, targets = [], []
+    for p in range(count):
+        n = int(rng.integers(shortest, longest + 1))
+        t = rng.integers(letters, size=n, dtype=np.uint8)
+        kind = p % 3
+        if kind == 0:
+            q = _related(rng, t, letters, 0.12)
+        elif kind == 1:
+            q = rng.integers(letters, size=int(rng.integers(1, 300)), dtype=np.uint8)
+        else:
+            q = rng.integers(letters, size=int(rng.integers(shortest, longest + 1)), dtype=np.uint8)
+        queries.append(q)
+        targets.append(t)
+    return queries, targets
+
+
+@pytest.mark.parametrize("split", [8, 3])
+@pytest.mark.parametrize(
+    ("alphabet", "lanes"), [("dna", "auto"), ("dna", "s32"), ("protein", "auto")]
+)
+@pytest.mark.parametrize("gap", list(GAPS))
+@pytest.mark.parametrize("mode", MODES)
+def test_long_targets_on_split_warps(
+    monkeypatch: pytest.MonkeyPatch, mode: str, gap: str, alphabet: str, lanes: str, split: int
+) -> None:
+    """Few pairs of long targets run on several warps a pair set (``_SPLIT``, a pipeline of
+    stripes handed from warp to warp): every field equals the CPU backend's, with stripe
+    counts that are and are not multiples of the warps."""
+    monkeypatch.setattr(_gpu_backend, "_SPLIT", split)
+    letters = 4 if alphabet == "dna" else 20
+    shortest = split * (512 if alphabet == "dna" else 256)
+    seed = zlib.crc32(f"split {mode} {gap} {alphabet} {lanes} {split}".encode())
+    queries, targets = _long_pairs(seed, letters, 12, shortest, 3 * shortest)
+    n = np.array([len(t) for t in targets])
+    m = np.array([len(q) for q in queries])
+    scoring = scoring_for(alphabet, gap)
+    plan = _gpu_backend._plan(m, n, scoring.matrix, scoring.gap_open, scoring.gap_extend, lanes)
+    assert split in {x.split for x in _gpu_backend._split_long(plan, n)}
+    _compare(queries, targets, scoring, mode, lanes)
+
+
 def test_chunks_dealt_over_devices_give_the_same_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two device slots (both the same GPU here): the call splits into two ranges of pairs,
     planned and run side by side, and the results still land in their pairs' rows."""

@@ -17,6 +17,7 @@ from seqwarp.align._host_scan import shape_sort
 from seqwarp.align.plan import score_bound, shape_key, tile_cost, tile_runs
 from seqwarp.alphabets import DNA
 from seqwarp.cuda import kernel_source
+from seqwarp.scoring import Scoring
 from seqwarp.sequences import SequenceBatch
 
 KERNELS = resources.files("seqwarp.align").joinpath("kernels")
@@ -35,7 +36,12 @@ INSTANCES = {
     ]
     + [_gpu_backend.kernel_name("local", True, "s16x2", k, g) for g, k in ((8, 8), (16, 16))]
     + [_gpu_backend.kernel_name("local", True, "s16x2-bytes", 8, 32)]
-    + [_gpu_backend.kernel_name("semi-global", True, "s16x2-bytes", 32, 16)],
+    + [_gpu_backend.kernel_name("semi-global", True, "s16x2-bytes", 32, 16)]
+    + [
+        _gpu_backend.kernel_name(mode, True, lane, 16, 32, split=8)
+        for mode, lane in itertools.product(("global", "semi-global", "local"), ("s32", "s16x2"))
+    ]
+    + [_gpu_backend.kernel_name("local", False, "s16x2-bytes", 8, 32, split=3)],
     "align_trace.cu": [
         _gpu_traceback.fill_name(mode, affine, lane, 32, 16)
         for mode, affine, lane in itertools.product(
@@ -230,3 +236,41 @@ def test_grid_sizes_profiles_and_scratch() -> None:
     # one pair per group, 4 groups per block; 4 x 26 letters x 256 columns x 4 bytes
     assert (grid.blocks, grid.shared, grid.stride) == (3, 106496, 4 * 301)
     assert grid.scratch == 3 * 4 * 4 * 301
+
+
+def test_split_grid_takes_a_block_of_warps_per_pair_set() -> None:
+    """A split launch: one block of ``split`` warps per pair set, a profile per warp, and two
+    handed-on columns per warp."""
+    wide = _gpu_backend._Launch("s32", "s32", 32, 16, np.arange(10), split=8)
+    grid = _gpu_backend._Grid.of(wide, 10, 5000, 9000, 5)
+    # 10 pair sets; 8 warps x 6 letters x 512 columns x 4 bytes; 8 x 2 x 2 x 5001 words
+    assert (grid.blocks, grid.threads, grid.shared) == (10, 256, 98304)
+    assert (grid.stride, grid.scratch) == (8 * 4 * 5001, 10 * 8 * 4 * 5001)
+    packed = _gpu_backend._Launch("s16x2", "s16x2-bytes", 32, 16, np.arange(10), split=4)
+    grid = _gpu_backend._Grid.of(packed, 9, 300, 4000, 5)
+    assert (grid.blocks, grid.threads, grid.shared) == (5, 128, 4 * 2 * 6 * 512)
+    assert _gpu_backend.kernel_name("global", True, "s32", 16, 32, split=8).endswith(", 16, 32, 8>")
+    assert _gpu_backend.kernel_name("global", True, "s32", 16, 32).endswith(", 16, 32>")
+
+
+def test_few_long_targets_move_to_split_launches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Targets longer than _SPLIT - 1 stripes go to a split launch (32-thread groups, the
+    stripe width kept) when they are few; short ones stay, and so do many long ones."""
+    monkeypatch.setattr(_gpu_backend, "_SPLIT", 4)
+    matrix = Scoring.dna(2, -1, 2, 1).matrix
+    n = np.array([500, 1000, 1536, 1537, 2000, 9000, 40000], dtype=np.int64)
+    m = n.copy()
+    plan = _gpu_backend._plan(m, n, matrix, 2, 1, "s32")
+    split = _gpu_backend._split_long(plan, n)
+    moved = {int(p): (x.group, x.columns, x.split) for x in split for p in x.pairs}
+    assert all(moved[p][2] == 1 for p in (0, 1, 2))  # at most 3 stripes of 512
+    assert moved[3] == (32, 8, 4)  # its bin takes 16 x 16 tiles: 7 stripes of 256
+    assert all(moved[p] == (32, 16, 4) for p in (4, 5, 6))
+    starts = [x.start for x in split]
+    assert starts == sorted(starts) and sum(len(x.pairs) for x in split) == len(n)
+    for x in split:  # each launch's pairs are its slice of the call's order
+        assert np.array_equal(
+            x.pairs, np.concatenate([y.pairs for y in split])[x.start : x.start + len(x.pairs)]
+        )
+    monkeypatch.setattr(_gpu_backend, "_SPLIT_BELOW_GROUPS", 1)
+    assert {x.split for x in _gpu_backend._split_long(plan, n)} == {1}

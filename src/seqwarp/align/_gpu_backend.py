@@ -83,6 +83,11 @@ _LANE_LIMIT = {"s16x2": 12000, "half2": 2048}
 # packed lanes keep local alignments' end rows in 16 bits
 _PACKED_MAX_LENGTH = 32767
 _BLOCK = 128
+# few long pairs cannot fill a device one group each: the pairs of a launch of fewer than
+# _SPLIT_BELOW_GROUPS groups whose targets span at least _SPLIT stripes run _SPLIT warps to a
+# pair set, one block each, as a pipeline along the target (align_dp.cuh's SPLIT)
+_SPLIT = 8
+_SPLIT_BELOW_GROUPS = 1 << 14
 # (threads per group, columns per thread) by the widest target each holds in one stripe
 # (measured on the H200: 16 x 32 beats 32 x 16 by 8-16 % at 512 bp, more columns per thread
 # amortising each row's shuffles and profile loads)
@@ -138,12 +143,15 @@ def prepare(threads: int | None) -> CallBudget:
     return CallBudget(cells=len(_devices) << 41, pairs=len(_devices) << 22)
 
 
-def kernel_name(mode: str, affine: bool, lane: str, columns: int, group: int) -> str:
+def kernel_name(
+    mode: str, affine: bool, lane: str, columns: int, group: int, split: int = 1
+) -> str:
     """The template instantiation (an NVRTC name expression) for one configuration; ``lane``
-    is a key of ``_LANE_STRUCT``."""
+    is a key of ``_LANE_STRUCT``, ``split`` the warps sharing a pair set."""
+    tail = f", {split}" if split > 1 else ""
     return (
         f"seqwarp::align_score<{_MODES[mode]}, {'true' if affine else 'false'}, "
-        f"seqwarp::{_LANE_STRUCT[lane][0]}, {columns}, {group}>"
+        f"seqwarp::{_LANE_STRUCT[lane][0]}, {columns}, {group}{tail}>"
     )
 
 
@@ -157,6 +165,12 @@ class _Launch:
     columns: int
     pairs: np.ndarray
     start: int = 0  # where ``pairs`` begins in the call's order of pairs
+    split: int = 1  # warps sharing a pair set (> 1: group is 32)
+
+    @property
+    def name_args(self) -> tuple[str, int, int, int]:
+        """The lane, columns, group and split of :func:`kernel_name`."""
+        return self.kernel_lane, self.columns, self.group, self.split
 
 
 def _empty_pairs(m: np.ndarray, n: np.ndarray, mode: str, gap_open: int, gap_extend: int):
@@ -225,6 +239,38 @@ def _plan(
     return launches
 
 
+def _split_long(launches: list[_Launch], n: np.ndarray) -> list[_Launch]:
+    """``launches`` with their pairs of long targets (each split warp gets a stripe) moved to
+    split launches of ``_SPLIT`` warps a pair set, when they are too few to fill a device one
+    group each (``n``: the target lengths of the launches' pairs, which run in the order of
+    their 32-residue bins, capped at bin 255)."""
+    result = []
+    for launch in launches:
+        cols = launch.group * launch.columns
+        lane_pairs = 1 if launch.lane == "s32" else 2
+        # longer than _SPLIT - 1 stripes: bins from this one on (a multiple of 32 columns)
+        first_bin = (_SPLIT - 1) * cols // 32
+        bins = np.minimum((n[launch.pairs] - 1) >> 5, 255)
+        cut = int(np.searchsorted(bins, first_bin, side="left")) if first_bin <= 255 else len(bins)
+        sets = -(-(len(bins) - cut) // lane_pairs)
+        if cut == len(bins) or sets >= _SPLIT_BELOW_GROUPS or cols // 32 % 8:
+            result.append(launch)
+            continue
+        if cut:
+            result.append(replace(launch, pairs=launch.pairs[:cut]))
+        result.append(
+            replace(
+                launch,
+                group=32,
+                columns=cols // 32,
+                pairs=launch.pairs[cut:],
+                start=launch.start + cut,
+                split=_SPLIT,
+            )
+        )
+    return result
+
+
 def _narrow(
     m: np.ndarray | int, n: np.ndarray | int, matrix: np.ndarray, go: int, ge: int, lane: str
 ) -> np.ndarray:
@@ -237,7 +283,7 @@ def _narrow(
 
 def _module(mode: str, affine: bool, launches: list[_Launch]) -> Any:
     """The compiled module holding exactly the instantiations these launches need."""
-    names = sorted({kernel_name(mode, affine, x.kernel_lane, x.columns, x.group) for x in launches})
+    names = sorted({kernel_name(mode, affine, *x.name_args) for x in launches})
     return cuda.compile_module("seqwarp.align", "align_score.cu", names)
 
 
@@ -252,21 +298,22 @@ class Staged:
     args: tuple
     out: Any
     pairs: np.ndarray
+    threads: int = _BLOCK  # per block
 
     def launch(self) -> None:
         """Queue the kernel on the current stream (asynchronous)."""
-        self.kernel((self.blocks,), (_BLOCK,), self.args, shared_mem=self.shared)
+        self.kernel((self.blocks,), (self.threads,), self.args, shared_mem=self.shared)
 
     def blocks_per_sm(self) -> int:
         """Resident blocks per multiprocessor, from the kernel's registers and shared memory."""
         import cupy as cp
 
         attributes = cp.cuda.Device().attributes
-        warps = _BLOCK // 32
+        warps = self.threads // 32
         registers = warps * 256 * -(-self.kernel.num_regs * 32 // 256)
         by_registers = attributes["MaxRegistersPerMultiprocessor"] // registers
         by_shared = attributes["MaxSharedMemoryPerMultiprocessor"] // (self.shared + 1024)
-        by_threads = attributes["MaxThreadsPerMultiProcessor"] // _BLOCK
+        by_threads = attributes["MaxThreadsPerMultiProcessor"] // self.threads
         return int(min(by_registers, by_shared, by_threads))
 
     def result(self) -> np.ndarray:
@@ -529,26 +576,31 @@ class _Grid:
     """The launch shape of one chunk of a launch."""
 
     blocks: int
+    threads: int  # per block
     shared: int  # bytes of dynamic shared memory per block (the groups' profiles)
-    stride: int  # scratch words per group (0: every target fits one stripe)
+    stride: int  # scratch words per pair set (0: every target fits one stripe)
     scratch: int  # scratch words of the whole grid
 
     @classmethod
     def of(
         cls, launch: _Launch, count: int, longest_query: int, longest_target: int, alpha: int
     ) -> _Grid:
-        """The grid for ``count`` pairs of ``launch`` (lengths bound the handed-on columns)."""
+        """The grid for ``count`` pairs of ``launch`` (lengths bound the handed-on columns): a
+        pair set (one or two pairs) per group, ``_BLOCK`` threads a block; a split launch's
+        pair sets take a block of ``split`` warps each, and two handed-on columns per warp."""
         lane_pairs = 1 if launch.lane == "s32" else 2
-        per_block = _BLOCK // launch.group
+        split = launch.split
+        sets_per_block = _BLOCK // launch.group if split == 1 else 1
+        threads = _BLOCK if split == 1 else 32 * split
         groups = -(-count // lane_pairs)
-        blocks = -(-groups // per_block)
+        blocks = -(-groups // sets_per_block)
         cols = launch.group * launch.columns
         element = _LANE_STRUCT[launch.kernel_lane][1]
-        shared = per_block * lane_pairs * (alpha + 1) * cols * element
-        stride = 2 * 2 * (longest_query + 1) if longest_target > cols else 0
+        shared = sets_per_block * split * lane_pairs * (alpha + 1) * cols * element
+        stride = split * 2 * 2 * (longest_query + 1) if longest_target > cols else 0
         # every group of the grid gets scratch: a group past the last pair still runs (idle)
         # beside the real groups of its warp
-        return cls(blocks, shared, stride, max(1, blocks * per_block * stride))
+        return cls(blocks, threads, shared, stride, max(1, blocks * sets_per_block * stride))
 
     def configure(self, kernel: Any) -> None:
         """Let ``kernel`` take this grid's shared memory, with all of L1 as shared memory (the
@@ -590,7 +642,9 @@ def _stage_chunk(
         result,
     )
     grid.configure(kernel)
-    return Staged(launch.lane, kernel, grid.blocks, grid.shared, args, result, pairs.order[a:b])
+    return Staged(
+        launch.lane, kernel, grid.blocks, grid.shared, args, result, pairs.order[a:b], grid.threads
+    )
 
 
 def _ranges(launch: _Launch, longest_query: int, lead: int = 0) -> list[tuple[int, int]]:
@@ -600,7 +654,7 @@ def _ranges(launch: _Launch, longest_query: int, lead: int = 0) -> list[tuple[in
     twice as many, up to the normal size: a device's first kernel then waits for a few MiB
     of residues rather than a whole chunk's."""
     count = len(launch.pairs)
-    per_pair = 8 * (longest_query + 1) + 64
+    per_pair = (8 * (longest_query + 1) + 64) * launch.split
     wanted = _MIN_CHUNKS if count >= _MIN_CHUNKS * _MIN_CHUNK_PAIRS else 1
     size = max(2, min(_MAX_CHUNK_PAIRS, _SCRATCH_BYTES // per_pair, -(-count // wanted)))
     step = min(lead, size) if lead > 1 else size
@@ -641,7 +695,7 @@ def stage(
     firsts = firsts_of(q_index, t_index)
     m = _lengths(queries, q_index, firsts[0])
     n = _lengths(targets, t_index, firsts[1])
-    launches = _plan(m, n, matrix, gap_open, gap_extend, lanes, tiles)
+    launches = _split_long(_plan(m, n, matrix, gap_open, gap_extend, lanes, tiles), n)
     if not launches:
         return []
     affine = gap_open != gap_extend
@@ -655,7 +709,7 @@ def stage(
         out = cp.empty((len(pairs.order), 3), dtype=np.int32)
         data = _data(cp, matrix, gap_open, gap_extend)
         for launch in launches:
-            name = kernel_name(mode, affine, launch.kernel_lane, launch.columns, launch.group)
+            name = kernel_name(mode, affine, *launch.name_args)
             kernel = module.function(name)
             for a, b in _ranges(launch, _longest_query(launch, pairs)):
                 staged.append(
@@ -730,7 +784,7 @@ def _run_device(
     while work:
         launch, a, b = work.pop()
         stream = streams[len(running) % len(streams)]
-        name = kernel_name(mode, affine, launch.kernel_lane, launch.columns, launch.group)
+        name = kernel_name(mode, affine, *launch.name_args)
         try:
             with stream:
                 staged = _stage_chunk(
@@ -842,7 +896,7 @@ def _score_part(
             """Stage ``a:b``'s pairs in launch order, its chunks and their module."""
             with cp.cuda.Device(device):
                 sm, sn = m[a:b], n[a:b]
-                launches = _plan(sm, sn, matrix, gap_open, gap_extend, lanes)
+                launches = _split_long(_plan(sm, sn, matrix, gap_open, gap_extend, lanes), sn)
                 share = replace(
                     spans, q_offsets=spans.q_offsets[a:b], t_offsets=spans.t_offsets[a:b]
                 )

@@ -9,7 +9,11 @@
 // boundary cell and for the query characters, the substitution profile of the subject (here:
 // the target) in shared memory, and long subjects split into stages (stripes of G*K columns)
 // whose boundary column is handed on through global memory. Section 4's half-precision trick
-// (two alignments per register) is the lane type; see lanes.cuh.
+// (two alignments per register) is the lane type; see lanes.cuh. Few long pairs cannot fill
+// the chip one group each: with SPLIT > 1 a block's SPLIT warps share one pair set and run
+// its stripes as a pipeline along the target (the wavefront of AnySeq/GPU's stages, across
+// warps): warp r takes stripes r, r + SPLIT, ..., each one as soon as the rows of the stripe
+// before it have been handed on.
 //
 // Contents
 //   1. constants and small helpers
@@ -23,6 +27,7 @@
 //   K       target columns per thread (register tile), a multiple of 8
 //   G       threads per alignment group: 8, 16 or 32
 //   FLAGS   also write each cell's 4 direction flags (fused lanes only: s32, s16x2)
+//   SPLIT   warps that share one pair set (1: a group per pair set; > 1: G = 32, no FLAGS)
 //
 // The recurrence (i = query row, j = target column; E vertical gap = CIGAR I, F horizontal
 // gap = D), with every H kept as hg = H - gap_open. Lanes with a fused add+max (DPX, int32:
@@ -114,6 +119,24 @@ __device__ __forceinline__ void store_words(void* p, const unsigned (&w)[N]) {
     }
 }
 
+// SPLIT > 1: a warp publishes how many rows of its stripes it has handed on (release: the
+// rows' stores come first) and the next warp waits for the rows it reads (acquire), both at
+// block scope
+__device__ __forceinline__ void publish(int* count, int value) {
+    const unsigned at = (unsigned)__cvta_generic_to_shared(count);
+    asm volatile("st.release.cta.shared.s32 [%0], %1;" ::"r"(at), "r"(value) : "memory");
+}
+
+__device__ __forceinline__ void wait_for(const int* count, int value) {
+    const unsigned at = (unsigned)__cvta_generic_to_shared(count);
+    for (;;) {
+        int seen;
+        asm volatile("ld.acquire.cta.shared.s32 %0, [%1];" : "=r"(seen) : "r"(at) : "memory");
+        if (seen >= value) return;
+        __nanosleep(64);
+    }
+}
+
 // the tie rule: a beats b when it scores higher, or ties with a smaller (row, column)
 __device__ __forceinline__ bool beats(const End& a, const End& b) {
     return a.score > b.score || (a.score == b.score && (a.i < b.i || (a.i == b.i && a.j < b.j)));
@@ -132,10 +155,11 @@ __device__ __forceinline__ int boundary(int k, int go, int ge) {
 // q_start/...  per pair: first residue of the query / target in `codes`, and lengths (>= 1)
 // matrix       alpha x alpha substitution scores, row = query letter
 // scratch      per group: two buffers of (rows + 1) x (hg, F) bit patterns, the last column of
-//              a stripe handed to the next stripe (read only when the target needs > 1 stripe)
+//              a stripe handed to the next stripe (read only when the target needs > 1 stripe);
+//              SPLIT > 1: two such buffers per warp of the block
 // out          per pair: score, query end, target end
 // flags        FLAGS only: the direction flags, at flag_offset[pair] (16-byte aligned)
-template <int MODE, bool AFFINE, class L, int K, int G, bool FLAGS>
+template <int MODE, bool AFFINE, class L, int K, int G, bool FLAGS, int SPLIT = 1>
 __device__ __forceinline__ void align_dp(
     const unsigned char* __restrict__ codes,
     const long long* __restrict__ q_start,
@@ -160,11 +184,21 @@ __device__ __forceinline__ void align_dp(
     constexpr int W = LOAD / (int)sizeof(P);               // profile elements per load
     static_assert(K % 8 == 0 && K % W == 0, "K must be a multiple of 8");
     static_assert(!FLAGS || L::FUSED, "direction flags need a fused add+max lane");
+    static_assert(SPLIT == 1 || (G == 32 && !FLAGS), "split pair sets take whole warps, no flags");
 
     extern __shared__ __align__(16) unsigned char smem[];
+    // SPLIT > 1: per warp, the rows of its stripes handed on so far
+    __shared__ int handed_rows[SPLIT];
     const int t = threadIdx.x % G;                         // thread index inside the group
     const int group_in_block = threadIdx.x / G;
-    const long long group = (long long)blockIdx.x * (blockDim.x / G) + group_in_block;
+    // the block's pair set (SPLIT > 1), else the group's; member: this warp's place in the set
+    const long long group = SPLIT > 1 ? (long long)blockIdx.x
+                                      : (long long)blockIdx.x * (blockDim.x / G) + group_in_block;
+    const int member = SPLIT > 1 ? group_in_block : 0;
+    if constexpr (SPLIT > 1) {
+        if (threadIdx.x < SPLIT) handed_rows[threadIdx.x] = 0;
+        __syncthreads();
+    }
     const int letters = alpha + 1;                         // + the padding letter (scores 0)
     P* prof = reinterpret_cast<P*>(smem) + (size_t)group_in_block * PAIRS * letters * COLS;
 
@@ -196,12 +230,27 @@ __device__ __forceinline__ void align_dp(
     for (int k = 0; k < PAIRS; ++k) best[k] = End{MODE == LOCAL ? 0 : WORST, 0, 0};
 
     const int stripes = (Nw + COLS - 1) / COLS;
-    const long long half_stride = scratch_stride / 2;
-    for (int stripe = 0; stripe < stripes; ++stripe) {
+    // the column handed into stripe S >= 1: written by the warp of stripe S - 1, in one of its
+    // two buffers (by the parity of that warp's stripe count; SPLIT = 1: of S)
+    const long long half_stride = scratch_stride / (2 * SPLIT);
+    auto handed_into = [&](int S) {
+        const int from = (S - 1) % SPLIT, round = (S - 1) / SPLIT;
+        return scratch + group * scratch_stride + (2 * from + ((round + 1) & 1)) * half_stride;
+    };
+    for (int stripe = member; stripe < stripes; stripe += SPLIT) {
         const int s0 = stripe * COLS;                      // columns s0+1 .. s0+COLS
         const int c0 = s0 + t * K;                         // this thread: columns c0+1 .. c0+K
-        unsigned* sc_read = scratch + group * scratch_stride + (stripe & 1) * half_stride;
-        unsigned* sc_write = scratch + group * scratch_stride + ((stripe + 1) & 1) * half_stride;
+        unsigned* sc_read = handed_into(stripe > 0 ? stripe : 1);
+        unsigned* sc_write = handed_into(stripe + 1);
+        if constexpr (SPLIT == 1) {  // the same buffers, in the fewer operations it compiles to
+            sc_read = scratch + group * scratch_stride + (stripe & 1) * half_stride;
+            sc_write = scratch + group * scratch_stride + ((stripe + 1) & 1) * half_stride;
+        }
+        // SPLIT > 1: rows handed on before this stripe by the warp of the stripe before it
+        // (each of its stripes hands on Mw rows) and by this warp
+        const int read_base = ((stripe - 1) / SPLIT) * Mw;
+        const int write_base = (stripe / SPLIT) * Mw;
+        int* const upstream = &handed_rows[(stripe + SPLIT - 1) % SPLIT];
 
         // --- the subject profile of this stripe: prof[pair][letter][swizzled column] -------
         __syncwarp();
@@ -258,6 +307,7 @@ __device__ __forceinline__ void align_dp(
         const bool handed = stripe > 0;
         auto column_of = [&](int row, unsigned& h, unsigned& f) {
             if (handed && row <= Mw) {
+                if constexpr (SPLIT > 1) wait_for(upstream, read_base + row);
                 h = sc_read[2 * row];
                 f = sc_read[2 * row + 1];
             } else {
@@ -451,6 +501,7 @@ __device__ __forceinline__ void align_dp(
                 if (t == G - 1 && stripe + 1 < stripes) {
                     sc_write[2 * i] = L::bits(hg[K - 1]);
                     sc_write[2 * i + 1] = L::bits(f);
+                    if constexpr (SPLIT > 1) publish(&handed_rows[member], write_base + i);
                 }
             }
             // hand row i's last column to the right neighbour (its row i at the next iteration)
@@ -481,7 +532,8 @@ __device__ __forceinline__ void align_dp(
         __syncwarp();  // the next stripe reads what this one wrote
     }
 
-    // --- reduce the group's candidates and write -----------------------------------------------
+    // --- reduce the group's candidates (and a split set's warps') and write -------------------
+    __shared__ End warp_best[SPLIT > 1 ? SPLIT : 1][PAIRS];
 #pragma unroll
     for (int k = 0; k < PAIRS; ++k) {
         End e_best = best[k];
@@ -492,10 +544,28 @@ __device__ __forceinline__ void align_dp(
                             __shfl_xor_sync(FULL, e_best.j, delta, G)};
             if (beats(other, e_best)) e_best = other;
         }
-        if (t == 0 && pid[k] < n_pairs) {
+        if constexpr (SPLIT > 1) {
+            if (t == 0) warp_best[member][k] = e_best;
+        } else if (t == 0 && pid[k] < n_pairs) {
             out[3 * pid[k] + 0] = e_best.score;
             out[3 * pid[k] + 1] = e_best.i;
             out[3 * pid[k] + 2] = e_best.j;
+        }
+    }
+    if constexpr (SPLIT > 1) {
+        __syncthreads();
+        if (threadIdx.x == 0) {
+#pragma unroll
+            for (int k = 0; k < PAIRS; ++k) {
+                End e_best = warp_best[0][k];
+                for (int r = 1; r < SPLIT; ++r)
+                    if (beats(warp_best[r][k], e_best)) e_best = warp_best[r][k];
+                if (pid[k] < n_pairs) {
+                    out[3 * pid[k] + 0] = e_best.score;
+                    out[3 * pid[k] + 1] = e_best.i;
+                    out[3 * pid[k] + 2] = e_best.j;
+                }
+            }
         }
     }
 }

@@ -3,14 +3,15 @@
 // warp shuffles, shared-memory subject profile, striped long subjects, packed lanes) is
 // align_dp.cuh; this kernel runs it without direction flags.
 //
-// Template parameters: MODE, AFFINE, Lane, K, G as in align_dp.cuh.
+// Template parameters: MODE, AFFINE, Lane, K, G, SPLIT as in align_dp.cuh (blocks of 128
+// threads; SPLIT > 1: blocks of SPLIT warps, one pair set each).
 
 #include "align_dp.cuh"
 
 namespace seqwarp {
 
-template <int MODE, bool AFFINE, class L, int K, int G>
-__global__ void __launch_bounds__(128) align_score(
+template <int MODE, bool AFFINE, class L, int K, int G, int SPLIT = 1>
+__global__ void __launch_bounds__(SPLIT > 1 ? 32 * SPLIT : 128) align_score(
     const unsigned char* __restrict__ codes,
     const long long* __restrict__ q_start,
     const int* __restrict__ q_len,
@@ -24,7 +25,7 @@ __global__ void __launch_bounds__(128) align_score(
     unsigned* __restrict__ scratch,
     long long scratch_stride,
     int* __restrict__ out) {
-    align_dp<MODE, AFFINE, L, K, G, false>(codes, q_start, q_len, t_start, t_len, n_pairs, matrix,
+    align_dp<MODE, AFFINE, L, K, G, false, SPLIT>(codes, q_start, q_len, t_start, t_len, n_pairs, matrix,
                                            alpha, go, ge, scratch, scratch_stride, out, nullptr,
                                            nullptr);
 }
