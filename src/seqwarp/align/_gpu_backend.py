@@ -604,8 +604,9 @@ class _Grid:
 
     def configure(self, kernel: Any) -> None:
         """Let ``kernel`` take this grid's shared memory, with all of L1 as shared memory (the
-        profile is what limits resident groups)."""
-        if self.shared > 48 * 1024:
+        profile is what limits resident groups); past 48 KiB with its static shared memory, a
+        kernel must be allowed its dynamic shared memory first."""
+        if self.shared + kernel.shared_size_bytes > 48 * 1024:
             kernel.max_dynamic_shared_size_bytes = self.shared
         kernel.preferred_shared_memory_carveout = 100
 
