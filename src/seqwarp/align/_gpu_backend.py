@@ -45,6 +45,7 @@ pass keeping direction flags, walked back on the device with the CPU engine's ru
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import threading
 from collections.abc import Callable
@@ -112,10 +113,10 @@ _COPY_THREADS = 4
 # a device's share of a call is planned and queued in stages of these relative sizes (in
 # cells), each of at least _MIN_STAGE_PAIRS pairs (the device runs a stage while the later
 # ones are still being planned): a short first stage starts the kernels sooner, a short
-# last one leaves little to copy back after them (measured on a 2 x H200 host, 4 M pairs of 512 bp, medians of 9 calls: 1 GPU 283 ms
-# against 291 ms with four equal stages and 283 ms with 1-7-7-1, 2 GPUs 156 against 162
-# and 159 ms). Its chunks alternate between _STREAMS compute streams (one kernel's tail
-# overlaps the next)
+# last one leaves little to copy back after them (measured on a 2 x H200 host, 4 M pairs of
+# 512 bp, medians of 9 calls: 1 GPU 283 ms against 291 ms with four equal stages and 283 ms
+# with 1-7-7-1, 2 GPUs 156 against 162 and 159 ms). Its chunks alternate between _STREAMS
+# compute streams (one kernel's tail overlaps the next)
 _STAGE_SHARES = (2, 6, 6, 2)
 _MIN_STAGE_PAIRS = 1 << 15
 _STREAMS = 2
@@ -243,17 +244,20 @@ def _split_long(launches: list[_Launch], n: np.ndarray) -> list[_Launch]:
     """``launches`` with their pairs of long targets (each split warp gets a stripe) moved to
     split launches of ``_SPLIT`` warps a pair set, when they are too few to fill a device one
     group each (``n``: the target lengths of the launches' pairs, which run in the order of
-    their 32-residue bins, capped at bin 255)."""
+    their 32-residue bins, capped at bin 255: a binary search finds the first long one)."""
     result = []
     for launch in launches:
         cols = launch.group * launch.columns
         lane_pairs = 1 if launch.lane == "s32" else 2
         # longer than _SPLIT - 1 stripes: bins from this one on (a multiple of 32 columns)
         first_bin = (_SPLIT - 1) * cols // 32
-        bins = np.minimum((n[launch.pairs] - 1) >> 5, 255)
-        cut = int(np.searchsorted(bins, first_bin, side="left")) if first_bin <= 255 else len(bins)
-        sets = -(-(len(bins) - cut) // lane_pairs)
-        if cut == len(bins) or sets >= _SPLIT_BELOW_GROUPS or cols // 32 % 8:
+        count = len(launch.pairs)
+        cut = count
+        if first_bin <= 255 and cols // 32 % 8 == 0:
+            cut = bisect.bisect_left(
+                launch.pairs, first_bin, key=lambda p: min((int(n[p]) - 1) >> 5, 255)
+            )
+        if cut == count or -(-(count - cut) // lane_pairs) >= _SPLIT_BELOW_GROUPS:
             result.append(launch)
             continue
         if cut:
@@ -903,12 +907,11 @@ def _score_part(
                 )
                 pairs = _Pairs(cp, share, sm, sn, _order(launches))
                 # the device's first chunks lead in small (see _ranges)
-                lead = _LEAD_PAIRS if a == 0 else 0
                 jobs = [
                     (launch, x, y)
                     for k, launch in enumerate(launches)
                     for x, y in _ranges(
-                        launch, _longest_query(launch, pairs), lead if k == 0 else 0
+                        launch, _longest_query(launch, pairs), _LEAD_PAIRS if a == k == 0 else 0
                     )
                 ]
                 return pairs, jobs, _module(mode, affine, launches)

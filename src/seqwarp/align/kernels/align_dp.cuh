@@ -234,18 +234,15 @@ __device__ __forceinline__ void align_dp(
     // two buffers (by the parity of that warp's stripe count; SPLIT = 1: of S)
     const long long half_stride = scratch_stride / (2 * SPLIT);
     auto handed_into = [&](int S) {
+        if constexpr (SPLIT == 1) return scratch + group * scratch_stride + (S & 1) * half_stride;
         const int from = (S - 1) % SPLIT, round = (S - 1) / SPLIT;
         return scratch + group * scratch_stride + (2 * from + ((round + 1) & 1)) * half_stride;
     };
     for (int stripe = member; stripe < stripes; stripe += SPLIT) {
         const int s0 = stripe * COLS;                      // columns s0+1 .. s0+COLS
         const int c0 = s0 + t * K;                         // this thread: columns c0+1 .. c0+K
-        unsigned* sc_read = handed_into(stripe > 0 ? stripe : 1);
+        unsigned* sc_read = handed_into(SPLIT == 1 ? stripe : max(stripe, 1));
         unsigned* sc_write = handed_into(stripe + 1);
-        if constexpr (SPLIT == 1) {  // the same buffers, in the fewer operations it compiles to
-            sc_read = scratch + group * scratch_stride + (stripe & 1) * half_stride;
-            sc_write = scratch + group * scratch_stride + ((stripe + 1) & 1) * half_stride;
-        }
         // SPLIT > 1: rows handed on before this stripe by the warp of the stripe before it
         // (each of its stripes hands on Mw rows) and by this warp
         const int read_base = ((stripe - 1) / SPLIT) * Mw;
