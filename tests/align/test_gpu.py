@@ -132,6 +132,7 @@ def _long_pairs(seed: int, letters: int, count: int, shortest: int, longest: int
     return queries, targets
 
 
+@pytest.mark.parametrize("clusters", [False, True], ids=["block", "clusters"])
 @pytest.mark.parametrize("split", [8, 3])
 @pytest.mark.parametrize(
     ("alphabet", "lanes"), [("dna", "auto"), ("dna", "s32"), ("protein", "auto")]
@@ -139,21 +140,40 @@ def _long_pairs(seed: int, letters: int, count: int, shortest: int, longest: int
 @pytest.mark.parametrize("gap", list(GAPS))
 @pytest.mark.parametrize("mode", MODES)
 def test_long_targets_on_split_warps(
-    monkeypatch: pytest.MonkeyPatch, mode: str, gap: str, alphabet: str, lanes: str, split: int
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+    gap: str,
+    alphabet: str,
+    lanes: str,
+    split: int,
+    clusters: bool,
 ) -> None:
     """Few pairs of long targets run on several warps a pair set (``_SPLIT``, a pipeline of
-    stripes handed from warp to warp): every field equals the CPU backend's, with stripe
-    counts that are and are not multiples of the warps."""
+    stripes handed from warp to warp), and the longest of them on clusters of 2 and 4 such
+    blocks: every field equals the CPU backend's, with stripe counts that are and are not
+    multiples of the warps."""
     monkeypatch.setattr(_gpu_backend, "_SPLIT", split)
+    monkeypatch.setattr(_gpu_backend, "_CLUSTER_ROUNDS", 1)
+    if not clusters:
+        monkeypatch.setattr(_gpu_backend, "_CLUSTERS", ())
     letters = 4 if alphabet == "dna" else 20
     shortest = split * (512 if alphabet == "dna" else 256)
-    seed = zlib.crc32(f"split {mode} {gap} {alphabet} {lanes} {split}".encode())
-    queries, targets = _long_pairs(seed, letters, 12, shortest, 3 * shortest)
+    seed = zlib.crc32(f"split {mode} {gap} {alphabet} {lanes} {split} {clusters}".encode())
+    longest = (5 if clusters else 3) * shortest
+    # fewer pairs for the clusters' longer targets (the CPU backend runs them one by one)
+    queries, targets = _long_pairs(seed, letters, 6 if clusters else 12, shortest, longest)
+    if clusters:  # and a pair of the longest target, for the 4-block clusters
+        rng = np.random.default_rng(seed)
+        targets.append(rng.integers(letters, size=longest, dtype=np.uint8))
+        queries.append(_related(rng, targets[-1], letters, 0.1))
     n = np.array([len(t) for t in targets])
     m = np.array([len(q) for q in queries])
     scoring = scoring_for(alphabet, gap)
     plan = _gpu_backend._plan(m, n, scoring.matrix, scoring.gap_open, scoring.gap_extend, lanes)
-    assert split in {x.split for x in _gpu_backend._split_long(plan, n)}
+    launches = _gpu_backend._split_long(plan, n, _gpu_backend._has_clusters(0))
+    assert split in {x.split for x in launches}
+    if clusters:
+        assert {2, 4} <= {x.cluster for x in launches}
     _compare(queries, targets, scoring, mode, lanes)
 
 

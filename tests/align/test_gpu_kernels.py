@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import shutil
 import subprocess
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 
@@ -41,7 +42,14 @@ INSTANCES = {
         _gpu_backend.kernel_name(mode, True, lane, 16, 32, split=8)
         for mode, lane in itertools.product(("global", "semi-global", "local"), ("s32", "s16x2"))
     ]
-    + [_gpu_backend.kernel_name("local", False, "s16x2-bytes", 8, 32, split=3)],
+    + [_gpu_backend.kernel_name("local", False, "s16x2-bytes", 8, 32, split=3)]
+    + [
+        _gpu_backend.kernel_name(mode, affine, "s16x2-bytes", 16, 32, split=8, cluster=c)
+        for mode, affine, c in itertools.product(
+            ("global", "semi-global", "local"), (False, True), (2, 4)
+        )
+    ]
+    + [_gpu_backend.kernel_name("global", True, "s32", 8, 32, split=3, cluster=2)],
     "align_trace.cu": [
         _gpu_traceback.fill_name(mode, affine, lane, 32, 16)
         for mode, affine, lane in itertools.product(
@@ -251,6 +259,15 @@ def test_split_grid_takes_a_block_of_warps_per_pair_set() -> None:
     assert (grid.blocks, grid.threads, grid.shared) == (5, 128, 4 * 2 * 6 * 512)
     assert _gpu_backend.kernel_name("global", True, "s32", 16, 32, split=8).endswith(", 16, 32, 8>")
     assert _gpu_backend.kernel_name("global", True, "s32", 16, 32).endswith(", 16, 32>")
+    # a cluster of 4 such blocks per pair set: 4 x the blocks and the handed-on columns
+    clustered = replace(wide, cluster=4)
+    grid = _gpu_backend._Grid.of(clustered, 10, 5000, 9000, 5)
+    assert (grid.blocks, grid.threads, grid.shared) == (40, 256, 98304)
+    assert (grid.stride, grid.scratch) == (32 * 4 * 5001, 10 * 32 * 4 * 5001)
+    name = _gpu_backend.kernel_name("local", False, "s32", 16, 32, split=8, cluster=4)
+    assert name.startswith("seqwarp::align_score_cluster<2, false,") and name.endswith(
+        ", 16, 8, 4>"
+    )
 
 
 def test_few_long_targets_move_to_split_launches(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -274,3 +291,30 @@ def test_few_long_targets_move_to_split_launches(monkeypatch: pytest.MonkeyPatch
         )
     monkeypatch.setattr(_gpu_backend, "_SPLIT_BELOW_GROUPS", 1)
     assert {x.split for x in _gpu_backend._split_long(plan, n)} == {1}
+
+
+def test_longest_split_targets_first_and_on_clusters(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Split pairs run longest target first; with clusters, those that give each warp of a
+    cluster of 4 (or 2) blocks at least _CLUSTER_ROUNDS stripes span such a cluster."""
+    monkeypatch.setattr(_gpu_backend, "_SPLIT", 2)
+    monkeypatch.setattr(_gpu_backend, "_CLUSTER_ROUNDS", 2)
+    matrix = Scoring.dna(2, -1, 2, 1).matrix
+    # stripes of 512: 1, 6, 9, 16, 17, 40, 18
+    n = np.array([500, 3000, 4097, 8000, 8193, 20000, 9000], dtype=np.int64)
+    plan = _gpu_backend._plan(n.copy(), n, matrix, 2, 1, "s32")
+    plain = _gpu_backend._split_long(plan, n)
+    assert [(x.split, x.cluster, n[x.pairs].tolist()) for x in plain] == [
+        (1, 1, [500]),
+        (2, 1, [20000, 9000, 8193, 8000, 4097, 3000]),
+    ]
+    clustered = _gpu_backend._split_long(plan, n, clusters=True)
+    # 4 blocks from 2 x 2 x 4 = 16 stripes on, 2 blocks from 8
+    assert [(x.split, x.cluster, n[x.pairs].tolist()) for x in clustered] == [
+        (1, 1, [500]),
+        (2, 4, [20000, 9000, 8193, 8000]),
+        (2, 2, [4097]),
+        (2, 1, [3000]),
+    ]
+    order = np.concatenate([x.pairs for x in clustered])
+    for x in clustered:  # each launch's pairs are its slice of the call's order
+        assert np.array_equal(x.pairs, order[x.start : x.start + len(x.pairs)])

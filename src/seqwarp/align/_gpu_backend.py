@@ -51,7 +51,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future, wait
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import cache, partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -89,6 +89,14 @@ _BLOCK = 128
 # pair set, one block each, as a pipeline along the target (align_dp.cuh's SPLIT)
 _SPLIT = 8
 _SPLIT_BELOW_GROUPS = 1 << 14
+# on Hopper a split pair set spans a cluster of 4 or 2 such blocks (on as many SMs) when its
+# target gives each of the cluster's warps at least _CLUSTER_ROUNDS stripes: one block's SM
+# bounded the longest pairs (2,500 PBSIM reads: the longest pair set, 2 x 3 x 10^9 cells,
+# took about as long as the whole call). Measured on one H200, whole calls, global affine:
+# one block 304 ms; clusters of 4 and 2 from 1 round 195 ms, from 2 rounds 209 ms; of 2 only
+# 205 ms; of 8, 4 and 2 from 1 round 202 ms
+_CLUSTERS = (4, 2)
+_CLUSTER_ROUNDS = 1
 # (threads per group, columns per thread) by the widest target each holds in one stripe
 # (measured on the H200: 16 x 32 beats 32 x 16 by 8-16 % at 512 bp, more columns per thread
 # amortising each row's shuffles and profile loads)
@@ -96,6 +104,10 @@ _TILES_DNA = ((8, 16), (16, 16), (16, 32))
 _TILES_PROTEIN = ((8, 8), (16, 8), (32, 8))
 _MAX_CHUNK_PAIRS = 1 << 22
 _SCRATCH_BYTES = 1 << 30
+# split launches' handed-on columns (two columns of the longest query per warp) bound their
+# chunks: 2,500 PBSIM reads of up to 60 kbp took 529 ms with 1 GiB (chunks of about a wave),
+# 332 ms with 4 GiB and 328 ms with 8 GiB on one H200 (a chunk that does not fit is halved)
+_SPLIT_SCRATCH_BYTES = 1 << 32
 # a large launch runs in at least this many chunks, of at least _MIN_CHUNK_PAIRS pairs, so
 # that its first kernels start while the later chunks' residues are still being copied
 _MIN_CHUNKS = 8
@@ -145,15 +157,22 @@ def prepare(threads: int | None) -> CallBudget:
 
 
 def kernel_name(
-    mode: str, affine: bool, lane: str, columns: int, group: int, split: int = 1
+    mode: str,
+    affine: bool,
+    lane: str,
+    columns: int,
+    group: int,
+    split: int = 1,
+    cluster: int = 1,
 ) -> str:
     """The template instantiation (an NVRTC name expression) for one configuration; ``lane``
-    is a key of ``_LANE_STRUCT``, ``split`` the warps sharing a pair set."""
+    is a key of ``_LANE_STRUCT``, ``split`` the warps of a block sharing a pair set and
+    ``cluster`` the blocks (a thread block cluster) sharing it."""
+    head = f"{_MODES[mode]}, {'true' if affine else 'false'}, seqwarp::{_LANE_STRUCT[lane][0]}"
+    if cluster > 1:
+        return f"seqwarp::align_score_cluster<{head}, {columns}, {split}, {cluster}>"
     tail = f", {split}" if split > 1 else ""
-    return (
-        f"seqwarp::align_score<{_MODES[mode]}, {'true' if affine else 'false'}, "
-        f"seqwarp::{_LANE_STRUCT[lane][0]}, {columns}, {group}{tail}>"
-    )
+    return f"seqwarp::align_score<{head}, {columns}, {group}{tail}>"
 
 
 @dataclass(frozen=True)
@@ -166,12 +185,13 @@ class _Launch:
     columns: int
     pairs: np.ndarray
     start: int = 0  # where ``pairs`` begins in the call's order of pairs
-    split: int = 1  # warps sharing a pair set (> 1: group is 32)
+    split: int = 1  # warps of a block sharing a pair set (> 1: group is 32)
+    cluster: int = 1  # blocks sharing a pair set (> 1: split > 1)
 
     @property
-    def name_args(self) -> tuple[str, int, int, int]:
-        """The lane, columns, group and split of :func:`kernel_name`."""
-        return self.kernel_lane, self.columns, self.group, self.split
+    def name_args(self) -> tuple[str, int, int, int, int]:
+        """The lane, columns, group, split and cluster of :func:`kernel_name`."""
+        return self.kernel_lane, self.columns, self.group, self.split, self.cluster
 
 
 def _empty_pairs(m: np.ndarray, n: np.ndarray, mode: str, gap_open: int, gap_extend: int):
@@ -240,11 +260,13 @@ def _plan(
     return launches
 
 
-def _split_long(launches: list[_Launch], n: np.ndarray) -> list[_Launch]:
+def _split_long(launches: list[_Launch], n: np.ndarray, clusters: bool = False) -> list[_Launch]:
     """``launches`` with their pairs of long targets (each split warp gets a stripe) moved to
-    split launches of ``_SPLIT`` warps a pair set, when they are too few to fill a device one
-    group each (``n``: the target lengths of the launches' pairs, which run in the order of
-    their 32-residue bins, capped at bin 255: a binary search finds the first long one)."""
+    split launches of ``_SPLIT`` warps a pair set, longest targets first, when they are too
+    few to fill a device one group each; with ``clusters`` (Hopper), the longest of them span
+    clusters of blocks (``_CLUSTERS``). ``n``: the target lengths of the launches' pairs,
+    which run in the order of their 32-residue bins, capped at bin 255: a binary search
+    finds the first long one."""
     result = []
     for launch in launches:
         cols = launch.group * launch.columns
@@ -262,17 +284,45 @@ def _split_long(launches: list[_Launch], n: np.ndarray) -> list[_Launch]:
             continue
         if cut:
             result.append(replace(launch, pairs=launch.pairs[:cut]))
-        result.append(
-            replace(
-                launch,
-                group=32,
-                columns=cols // 32,
-                pairs=launch.pairs[cut:],
-                start=launch.start + cut,
-                split=_SPLIT,
-            )
-        )
+        # longest first: the sets that take longest start first, the last ones are short
+        moved = launch.pairs[cut:]
+        moved = moved[np.argsort(-n[moved], kind="stable")]
+        stripes = -(-n[moved] // cols)
+        at = 0
+        for blocks in _CLUSTERS if clusters else ():
+            fewest = _CLUSTER_ROUNDS * _SPLIT * blocks
+            end = int(np.searchsorted(-stripes, -fewest, side="right"))
+            if end > at:
+                result.append(_split_launch(launch, moved, at, end, cut, blocks))
+                at = end
+        if at < len(moved):
+            result.append(_split_launch(launch, moved, at, len(moved), cut, 1))
     return result
+
+
+def _split_launch(
+    launch: _Launch, moved: np.ndarray, a: int, b: int, cut: int, blocks: int
+) -> _Launch:
+    """The split launch of ``moved[a:b]``, pairs that follow the first ``cut`` of ``launch``:
+    32-thread groups keeping the stripe width, ``_SPLIT`` warps a block, ``blocks`` blocks a
+    pair set."""
+    return replace(
+        launch,
+        group=32,
+        columns=launch.group * launch.columns // 32,
+        pairs=moved[a:b],
+        start=launch.start + cut + a,
+        split=_SPLIT,
+        cluster=blocks,
+    )
+
+
+@cache
+def _has_clusters(ordinal: int) -> bool:
+    """Whether device ``ordinal`` launches thread block clusters (compute capability 9.0 on)."""
+    import cupy as cp
+
+    return int(cp.cuda.Device(ordinal).compute_capability) >= 90
 
 
 def _narrow(
@@ -591,20 +641,22 @@ class _Grid:
     ) -> _Grid:
         """The grid for ``count`` pairs of ``launch`` (lengths bound the handed-on columns): a
         pair set (one or two pairs) per group, ``_BLOCK`` threads a block; a split launch's
-        pair sets take a block of ``split`` warps each, and two handed-on columns per warp."""
+        pair sets take ``cluster`` blocks of ``split`` warps each, and two handed-on columns
+        per warp."""
         lane_pairs = 1 if launch.lane == "s32" else 2
-        split = launch.split
+        split, cluster = launch.split, launch.cluster
         sets_per_block = _BLOCK // launch.group if split == 1 else 1
         threads = _BLOCK if split == 1 else 32 * split
         groups = -(-count // lane_pairs)
-        blocks = -(-groups // sets_per_block)
+        sets = -(-groups // sets_per_block) * sets_per_block
         cols = launch.group * launch.columns
         element = _LANE_STRUCT[launch.kernel_lane][1]
         shared = sets_per_block * split * lane_pairs * (alpha + 1) * cols * element
-        stride = split * 2 * 2 * (longest_query + 1) if longest_target > cols else 0
+        stride = cluster * split * 2 * 2 * (longest_query + 1) if longest_target > cols else 0
         # every group of the grid gets scratch: a group past the last pair still runs (idle)
         # beside the real groups of its warp
-        return cls(blocks, threads, shared, stride, max(1, blocks * sets_per_block * stride))
+        blocks = sets // sets_per_block * cluster
+        return cls(blocks, threads, shared, stride, max(1, sets * stride))
 
     def configure(self, kernel: Any) -> None:
         """Let ``kernel`` take this grid's shared memory, with all of L1 as shared memory (the
@@ -659,9 +711,10 @@ def _ranges(launch: _Launch, longest_query: int, lead: int = 0) -> list[tuple[in
     twice as many, up to the normal size: a device's first kernel then waits for a few MiB
     of residues rather than a whole chunk's."""
     count = len(launch.pairs)
-    per_pair = (8 * (longest_query + 1) + 64) * launch.split
+    per_pair = (8 * (longest_query + 1) + 64) * launch.split * launch.cluster
+    budget = _SCRATCH_BYTES if launch.split == 1 else _SPLIT_SCRATCH_BYTES
     wanted = _MIN_CHUNKS if count >= _MIN_CHUNKS * _MIN_CHUNK_PAIRS else 1
-    size = max(2, min(_MAX_CHUNK_PAIRS, _SCRATCH_BYTES // per_pair, -(-count // wanted)))
+    size = max(2, min(_MAX_CHUNK_PAIRS, budget // per_pair, -(-count // wanted)))
     step = min(lead, size) if lead > 1 else size
     chunks, at = [], 0
     while at < count:
@@ -700,7 +753,8 @@ def stage(
     firsts = firsts_of(q_index, t_index)
     m = _lengths(queries, q_index, firsts[0])
     n = _lengths(targets, t_index, firsts[1])
-    launches = _split_long(_plan(m, n, matrix, gap_open, gap_extend, lanes, tiles), n)
+    plan = _plan(m, n, matrix, gap_open, gap_extend, lanes, tiles)
+    launches = _split_long(plan, n, _has_clusters(_devices[0]))
     if not launches:
         return []
     affine = gap_open != gap_extend
@@ -901,7 +955,8 @@ def _score_part(
             """Stage ``a:b``'s pairs in launch order, its chunks and their module."""
             with cp.cuda.Device(device):
                 sm, sn = m[a:b], n[a:b]
-                launches = _split_long(_plan(sm, sn, matrix, gap_open, gap_extend, lanes), sn)
+                plan = _plan(sm, sn, matrix, gap_open, gap_extend, lanes)
+                launches = _split_long(plan, sn, _has_clusters(device))
                 share = replace(
                     spans, q_offsets=spans.q_offsets[a:b], t_offsets=spans.t_offsets[a:b]
                 )

@@ -13,7 +13,10 @@
 // the chip one group each: with SPLIT > 1 a block's SPLIT warps share one pair set and run
 // its stripes as a pipeline along the target (the wavefront of AnySeq/GPU's stages, across
 // warps): warp r takes stripes r, r + SPLIT, ..., each one as soon as the rows of the stripe
-// before it have been handed on.
+// before it have been handed on. The longest pairs are still bound by the one SM their block
+// runs on; with CLUSTER > 1 a pair set's pipeline spans the CLUSTER blocks of a Hopper thread
+// block cluster (co-scheduled, so a warp may wait for any other), which publish their rows
+// into each other's shared memory (distributed shared memory) at cluster scope.
 //
 // Contents
 //   1. constants and small helpers
@@ -28,6 +31,8 @@
 //   G       threads per alignment group: 8, 16 or 32
 //   FLAGS   also write each cell's 4 direction flags (fused lanes only: s32, s16x2)
 //   SPLIT   warps that share one pair set (1: a group per pair set; > 1: G = 32, no FLAGS)
+//   CLUSTER blocks of SPLIT warps that share one pair set (> 1: SPLIT > 1, a kernel launched
+//           in clusters of CLUSTER consecutive blocks, sm_90 or later)
 //
 // The recurrence (i = query row, j = target column; E vertical gap = CIGAR I, F horizontal
 // gap = D), with every H kept as hg = H - gap_open. Lanes with a fused add+max (DPX, int32:
@@ -119,22 +124,64 @@ __device__ __forceinline__ void store_words(void* p, const unsigned (&w)[N]) {
     }
 }
 
-// SPLIT > 1: a warp publishes how many rows of its stripes it has handed on (release: the
-// rows' stores come first) and the next warp waits for the rows it reads (acquire), both at
-// block scope
-__device__ __forceinline__ void publish(int* count, int value) {
+// SPLIT > 1: a warp publishes how many rows of its stripes it has handed on into the counter
+// of the warp that reads them (release: the rows' stores come first), in shared memory of
+// that warp's block (`rank` in the cluster), and the reading warp waits on its own counter
+// (acquire); block scope, or cluster scope when the set spans a cluster
+template <int CLUSTER>
+__device__ __forceinline__ void publish(int* count, int rank, int value) {
     const unsigned at = (unsigned)__cvta_generic_to_shared(count);
-    asm volatile("st.release.cta.shared.s32 [%0], %1;" ::"r"(at), "r"(value) : "memory");
+    if constexpr (CLUSTER == 1) {
+        asm volatile("st.release.cta.shared.s32 [%0], %1;" ::"r"(at), "r"(value) : "memory");
+    } else {
+        unsigned remote;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(at), "r"(rank));
+        asm volatile("st.release.cluster.shared::cluster.s32 [%0], %1;" ::"r"(remote), "r"(value)
+                     : "memory");
+    }
 }
 
+template <int CLUSTER>
 __device__ __forceinline__ void wait_for(const int* count, int value) {
     const unsigned at = (unsigned)__cvta_generic_to_shared(count);
     for (;;) {
         int seen;
-        asm volatile("ld.acquire.cta.shared.s32 %0, [%1];" : "=r"(seen) : "r"(at) : "memory");
+        if constexpr (CLUSTER == 1) {
+            asm volatile("ld.acquire.cta.shared.s32 %0, [%1];" : "=r"(seen) : "r"(at) : "memory");
+        } else {
+            asm volatile("ld.acquire.cluster.shared::cta.s32 %0, [%1];" : "=r"(seen) : "r"(at)
+                         : "memory");
+        }
         if (seen >= value) return;
         __nanosleep(64);
     }
+}
+
+// this block's place in its cluster; a launch without the kernel's cluster shape traps (its
+// warps would wait for blocks that are not there)
+__device__ __forceinline__ int cluster_rank(unsigned expected) {
+    unsigned rank, size;
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(size));
+    if (size != expected) __trap();
+    return (int)rank;
+}
+
+// every thread of the cluster's blocks (release / acquire: shared-memory writes before it are
+// seen after it, and a block's shared memory stays alive until all have arrived)
+__device__ __forceinline__ void cluster_barrier() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;"
+                 ::: "memory");
+}
+
+// an End into block `rank`'s copy of the shared variable at `local`
+__device__ __forceinline__ void store_end(void* local, int rank, int score, int i, int j) {
+    const unsigned at = (unsigned)__cvta_generic_to_shared(local);
+    unsigned remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(at), "r"(rank));
+    asm volatile("st.shared::cluster.s32 [%0], %1;\n\tst.shared::cluster.s32 [%0+4], %2;\n\t"
+                 "st.shared::cluster.s32 [%0+8], %3;"
+                 ::"r"(remote), "r"(score), "r"(i), "r"(j) : "memory");
 }
 
 // the tie rule: a beats b when it scores higher, or ties with a smaller (row, column)
@@ -156,10 +203,11 @@ __device__ __forceinline__ int boundary(int k, int go, int ge) {
 // matrix       alpha x alpha substitution scores, row = query letter
 // scratch      per group: two buffers of (rows + 1) x (hg, F) bit patterns, the last column of
 //              a stripe handed to the next stripe (read only when the target needs > 1 stripe);
-//              SPLIT > 1: two such buffers per warp of the block
+//              SPLIT > 1: two such buffers per warp of the pair set
 // out          per pair: score, query end, target end
 // flags        FLAGS only: the direction flags, at flag_offset[pair] (16-byte aligned)
-template <int MODE, bool AFFINE, class L, int K, int G, bool FLAGS, int SPLIT = 1>
+template <int MODE, bool AFFINE, class L, int K, int G, bool FLAGS, int SPLIT = 1,
+          int CLUSTER = 1>
 __device__ __forceinline__ void align_dp(
     const unsigned char* __restrict__ codes,
     const long long* __restrict__ q_start,
@@ -185,19 +233,30 @@ __device__ __forceinline__ void align_dp(
     static_assert(K % 8 == 0 && K % W == 0, "K must be a multiple of 8");
     static_assert(!FLAGS || L::FUSED, "direction flags need a fused add+max lane");
     static_assert(SPLIT == 1 || (G == 32 && !FLAGS), "split pair sets take whole warps, no flags");
+    static_assert(CLUSTER == 1 || SPLIT > 1, "a cluster shares split pair sets");
+    constexpr int WARPS = SPLIT * CLUSTER;                 // warps sharing a pair set
 
     extern __shared__ __align__(16) unsigned char smem[];
-    // SPLIT > 1: per warp, the rows of its stripes handed on so far
+    // SPLIT > 1: per warp of the block, the rows handed to it so far (by the warp before it)
     __shared__ int handed_rows[SPLIT];
     const int t = threadIdx.x % G;                         // thread index inside the group
     const int group_in_block = threadIdx.x / G;
-    // the block's pair set (SPLIT > 1), else the group's; member: this warp's place in the set
-    const long long group = SPLIT > 1 ? (long long)blockIdx.x
+    // a cluster is CLUSTER consecutive blocks; rank: the block's place in it
+    const int rank = CLUSTER > 1 ? cluster_rank(CLUSTER) : 0;
+    // the block's (or cluster's) pair set with SPLIT > 1, else the group's; member: this
+    // warp's place in the set
+    const long long group = SPLIT > 1 ? (long long)(blockIdx.x / CLUSTER)
                                       : (long long)blockIdx.x * (blockDim.x / G) + group_in_block;
-    const int member = SPLIT > 1 ? group_in_block : 0;
+    const int member = SPLIT > 1 ? rank * SPLIT + group_in_block : 0;
+    // the warp that reads what this one hands on
+    const int downstream = (member + 1) % WARPS;
     if constexpr (SPLIT > 1) {
         if (threadIdx.x < SPLIT) handed_rows[threadIdx.x] = 0;
-        __syncthreads();
+        if constexpr (CLUSTER > 1) {
+            cluster_barrier();
+        } else {
+            __syncthreads();
+        }
     }
     const int letters = alpha + 1;                         // + the padding letter (scores 0)
     P* prof = reinterpret_cast<P*>(smem) + (size_t)group_in_block * PAIRS * letters * COLS;
@@ -232,22 +291,24 @@ __device__ __forceinline__ void align_dp(
     const int stripes = (Nw + COLS - 1) / COLS;
     // the column handed into stripe S >= 1: written by the warp of stripe S - 1, in one of its
     // two buffers (by the parity of that warp's stripe count; SPLIT = 1: of S)
-    const long long half_stride = scratch_stride / (2 * SPLIT);
+    const long long half_stride = scratch_stride / (2 * WARPS);
     auto handed_into = [&](int S) {
         if constexpr (SPLIT == 1) return scratch + group * scratch_stride + (S & 1) * half_stride;
-        const int from = (S - 1) % SPLIT, round = (S - 1) / SPLIT;
+        const int from = (S - 1) % WARPS, round = (S - 1) / WARPS;
         return scratch + group * scratch_stride + (2 * from + ((round + 1) & 1)) * half_stride;
     };
-    for (int stripe = member; stripe < stripes; stripe += SPLIT) {
+    // rows are published one at a time in a block; across a cluster every 32 rows (and the
+    // last), as each publication there waits for the rows' stores to reach the other SMs
+    constexpr int PUBLISH_EVERY = CLUSTER > 1 ? 32 : 1;
+    for (int stripe = member; stripe < stripes; stripe += WARPS) {
         const int s0 = stripe * COLS;                      // columns s0+1 .. s0+COLS
         const int c0 = s0 + t * K;                         // this thread: columns c0+1 .. c0+K
         unsigned* sc_read = handed_into(SPLIT == 1 ? stripe : max(stripe, 1));
         unsigned* sc_write = handed_into(stripe + 1);
         // SPLIT > 1: rows handed on before this stripe by the warp of the stripe before it
         // (each of its stripes hands on Mw rows) and by this warp
-        const int read_base = ((stripe - 1) / SPLIT) * Mw;
-        const int write_base = (stripe / SPLIT) * Mw;
-        int* const upstream = &handed_rows[(stripe + SPLIT - 1) % SPLIT];
+        const int read_base = ((stripe - 1) / WARPS) * Mw;
+        const int write_base = (stripe / WARPS) * Mw;
 
         // --- the subject profile of this stripe: prof[pair][letter][swizzled column] -------
         __syncwarp();
@@ -304,9 +365,14 @@ __device__ __forceinline__ void align_dp(
         const bool handed = stripe > 0;
         auto column_of = [&](int row, unsigned& h, unsigned& f) {
             if (handed && row <= Mw) {
-                if constexpr (SPLIT > 1) wait_for(upstream, read_base + row);
-                h = sc_read[2 * row];
-                f = sc_read[2 * row + 1];
+                if constexpr (SPLIT > 1) wait_for<CLUSTER>(&handed_rows[group_in_block], read_base + row);
+                if constexpr (CLUSTER > 1) {               // written on another SM: from L2
+                    h = __ldcg(sc_read + 2 * row);
+                    f = __ldcg(sc_read + 2 * row + 1);
+                } else {
+                    h = sc_read[2 * row];
+                    f = sc_read[2 * row + 1];
+                }
             } else {
                 h = 0;
                 f = 0;
@@ -498,7 +564,11 @@ __device__ __forceinline__ void align_dp(
                 if (t == G - 1 && stripe + 1 < stripes) {
                     sc_write[2 * i] = L::bits(hg[K - 1]);
                     sc_write[2 * i + 1] = L::bits(f);
-                    if constexpr (SPLIT > 1) publish(&handed_rows[member], write_base + i);
+                    if constexpr (SPLIT > 1) {
+                        if (PUBLISH_EVERY == 1 || i % PUBLISH_EVERY == 0 || i == Mw)
+                            publish<CLUSTER>(&handed_rows[downstream % SPLIT], downstream / SPLIT,
+                                             write_base + i);
+                    }
                 }
             }
             // hand row i's last column to the right neighbour (its row i at the next iteration)
@@ -529,8 +599,8 @@ __device__ __forceinline__ void align_dp(
         __syncwarp();  // the next stripe reads what this one wrote
     }
 
-    // --- reduce the group's candidates (and a split set's warps') and write -------------------
-    __shared__ End warp_best[SPLIT > 1 ? SPLIT : 1][PAIRS];
+    // --- reduce the group's candidates (and a split set's warps', in its first block) ---------
+    __shared__ End warp_best[SPLIT > 1 ? WARPS : 1][PAIRS];
 #pragma unroll
     for (int k = 0; k < PAIRS; ++k) {
         End e_best = best[k];
@@ -541,7 +611,9 @@ __device__ __forceinline__ void align_dp(
                             __shfl_xor_sync(FULL, e_best.j, delta, G)};
             if (beats(other, e_best)) e_best = other;
         }
-        if constexpr (SPLIT > 1) {
+        if constexpr (CLUSTER > 1) {
+            if (t == 0) store_end(&warp_best[member][k], 0, e_best.score, e_best.i, e_best.j);
+        } else if constexpr (SPLIT > 1) {
             if (t == 0) warp_best[member][k] = e_best;
         } else if (t == 0 && pid[k] < n_pairs) {
             out[3 * pid[k] + 0] = e_best.score;
@@ -550,12 +622,16 @@ __device__ __forceinline__ void align_dp(
         }
     }
     if constexpr (SPLIT > 1) {
-        __syncthreads();
-        if (threadIdx.x == 0) {
+        if constexpr (CLUSTER > 1) {
+            cluster_barrier();
+        } else {
+            __syncthreads();
+        }
+        if (rank == 0 && threadIdx.x == 0) {
 #pragma unroll
             for (int k = 0; k < PAIRS; ++k) {
                 End e_best = warp_best[0][k];
-                for (int r = 1; r < SPLIT; ++r)
+                for (int r = 1; r < WARPS; ++r)
                     if (beats(warp_best[r][k], e_best)) e_best = warp_best[r][k];
                 if (pid[k] < n_pairs) {
                     out[3 * pid[k] + 0] = e_best.score;

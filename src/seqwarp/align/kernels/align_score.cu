@@ -4,7 +4,8 @@
 // align_dp.cuh; this kernel runs it without direction flags.
 //
 // Template parameters: MODE, AFFINE, Lane, K, G, SPLIT as in align_dp.cuh (blocks of 128
-// threads; SPLIT > 1: blocks of SPLIT warps, one pair set each).
+// threads; SPLIT > 1: blocks of SPLIT warps, one pair set each). align_score_cluster runs a
+// pair set on a cluster of CLUSTER such blocks (Hopper and later).
 
 #include "align_dp.cuh"
 
@@ -29,5 +30,27 @@ __global__ void __launch_bounds__(SPLIT > 1 ? 32 * SPLIT : 128) align_score(
                                            alpha, go, ge, scratch, scratch_stride, out, nullptr,
                                            nullptr);
 }
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+template <int MODE, bool AFFINE, class L, int K, int SPLIT, int CLUSTER>
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(32 * SPLIT) align_score_cluster(
+    const unsigned char* __restrict__ codes,
+    const long long* __restrict__ q_start,
+    const int* __restrict__ q_len,
+    const long long* __restrict__ t_start,
+    const int* __restrict__ t_len,
+    int n_pairs,
+    const int* __restrict__ matrix,
+    int alpha,
+    int go,
+    int ge,
+    unsigned* __restrict__ scratch,
+    long long scratch_stride,
+    int* __restrict__ out) {
+    align_dp<MODE, AFFINE, L, K, 32, false, SPLIT, CLUSTER>(codes, q_start, q_len, t_start, t_len,
+                                                          n_pairs, matrix, alpha, go, ge, scratch,
+                                                          scratch_stride, out, nullptr, nullptr);
+}
+#endif
 
 }  // namespace seqwarp
