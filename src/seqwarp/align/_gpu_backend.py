@@ -14,7 +14,10 @@ answers, byte for byte. How a batch of pairs runs:
    given a tile (threads per group x columns per thread) by target length, the one of least
    estimated work counting padded stripes (``plan.tile_runs``), and
    launched in chunks: contiguous ranges of that one order, so every per-pair argument is
-   copied to the device once (per stage, step 5) and each chunk reads a slice of it;
+   copied to the device once (per stage, step 5) and each chunk reads a slice of it; few
+   pairs of long targets, too few to fill the device one group each, run on several warps
+   a pair (``_split_long``: a block of warps, or on Hopper a cluster of blocks, working
+   through the target's stripes as a pipeline), longest target first;
 4. the residues the pairs use (the span of each code buffer they touch) go to the device
    once per call, as one flat buffer, in pieces: a few copy threads stage them through
    pinned buffers and queue their DMA on copy streams of their own, starting before the
