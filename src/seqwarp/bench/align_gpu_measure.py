@@ -151,7 +151,7 @@ def measure_score(
                 "fraction_of_ceiling": tcups * 1e12 * ops / CEILING[lane],
                 "pairs_in_lane": sum(len(x.pairs) for x in staged if x.lane == lane),
                 "registers": max(x.kernel.num_regs for x in staged),
-                "warps_per_sm": min(x.blocks_per_sm() for x in staged) * 4,
+                "warps_per_sm": min(x.blocks_per_sm() * x.threads // 32 for x in staged),
                 "equal_to_int32_kernel": equal,
                 "checked_against_cpu": len(q),
                 "equal_to_cpu": cpu_equal,
