@@ -6,7 +6,10 @@ finds each kernel's row loop: the smallest loop (backward branch) that holds nea
 min/max instructions of the recurrence. One pass of that loop computes ``columns x pairs`` cells (a
 thread's register tile, times two pairs for the 16-bit lanes), so its static instruction count
 over that is the issue cost per cell. Static counts: the loop's rarely taken branches (the
-query window refill once per group of rows) count in full.
+query window refill once per group of rows, the end cells' code) count in full. The common
+path, the shortest path through the loop among those that issue all its min/max instructions
+(forward branches taken wherever that skips code without them), estimates what a pass over a
+row of cells issues.
 
     python tools/kernel_sass.py                                  # the 512 bp DNA kernels
     python tools/kernel_sass.py local:affine:s16x2:8:32          # mode:gap:lane:columns:group
@@ -71,21 +74,45 @@ def _resources(report: str) -> dict[str, str]:
     return found
 
 
-def _row_loop(body: list[tuple[int, str, str]]) -> collections.Counter:
+def _row_loop(body: list[tuple[int, str, str, bool]]) -> tuple[collections.Counter, int]:
     """Opcode counts of the row loop: the smallest loop (backward branch) that holds nearly
-    all the min/max instructions of the loops (the stripe loop around it holds a few more)."""
-    address = {at: k for k, (at, _, _) in enumerate(body)}
+    all the min/max instructions of the loops (the stripe loop around it holds a few more),
+    and the instructions on its common path (see :func:`_common_path`)."""
+    address = {at: k for k, (at, *_) in enumerate(body)}
     loops = []
-    for k, (at, op, rest) in enumerate(body):
+    for k, (at, op, rest, _) in enumerate(body):
         target = _TARGET.search(rest)
         if op == "BRA" and target and int(target.group(1), 16) < at:
             start = address.get(int(target.group(1), 16), 0)
-            ops = collections.Counter(o for _, o, _ in body[start : k + 1])
-            loops.append((sum(ops[o] for o in _DP_OPS), k - start, ops))
+            ops = collections.Counter(o for _, o, _, _ in body[start : k + 1])
+            loops.append((sum(ops[o] for o in _DP_OPS), k - start, ops, start, k))
     if not loops:
-        return collections.Counter()
-    most = max(weight for weight, _, _ in loops)
-    return min((x for x in loops if x[0] >= 0.9 * most), key=lambda x: x[1])[2]
+        return collections.Counter(), 0
+    most = max(x[0] for x in loops)
+    _, _, ops, start, end = min((x for x in loops if x[0] >= 0.9 * most), key=lambda x: x[1])
+    return ops, _common_path(body, address, start, end)
+
+
+def _common_path(body: list, address: dict[int, int], start: int, end: int) -> int:
+    """Instructions issued from ``body[start]`` to ``body[end]`` (the loop's backward branch)
+    on the path, through fall-throughs and forward branches inside the loop, with the most
+    min/max instructions and, among those, the fewest instructions."""
+    best = {start: (-(body[start][1] in _DP_OPS), 1)}  # (minus min/max count, count)
+    for k in range(start, end):
+        if k not in best:
+            continue
+        _, op, rest, predicated = body[k]
+        target = _TARGET.search(rest) if op == "BRA" else None
+        steps = []
+        if target and start < address.get(int(target.group(1), 16), -1) <= end:
+            steps.append(address[int(target.group(1), 16)])
+        if op != "BRA" or predicated or target is None:
+            steps.append(k + 1)
+        dp, count = best[k]
+        for step in steps:
+            here = (dp - (body[step][1] in _DP_OPS), count + 1)
+            best[step] = min(best.get(step, here), here)
+    return best.get(end, (0, 0))[1]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,8 +131,9 @@ def main(argv: list[str] | None = None) -> int:
         for line in sass.splitlines():
             match = _LINE.match(line)
             if match:
-                body.append((int(match.group(1), 16), match.group(3), match.group(5)))
-        loop = _row_loop(body)
+                at, predicate, op, rest = (match.group(k) for k in (1, 2, 3, 5))
+                body.append((int(at, 16), op, rest, predicate is not None))
+        loop, common = _row_loop(body)
         cells = columns * (1 if lane == "s32" else 2)
         total = sum(loop.values())
         dp = sum(loop[o] for o in _DP_OPS)
@@ -114,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             f"  row loop: {total} instructions for {cells} cells = {total / cells:.1f} per cell, "
             f"{dp} DPX, min/max or half2 add ({dp / cells:.1f} per cell); whole kernel {len(body)}"
         )
+        print(f"  common path: {common} instructions ({common / cells:.1f} per cell)")
         print("  " + ", ".join(f"{op} {count}" for op, count in loop.most_common(12)))
     return 0
 
