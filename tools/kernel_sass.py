@@ -1,4 +1,4 @@
-"""Static SASS counts of the alignment score kernels: instructions per DP cell in the row loop.
+"""Static SASS counts of the alignment kernels: instructions per DP cell in the row loop.
 
 Compiles instantiations of ``align_score.cu`` for sm_90 with ``nvcc`` (registers and spills
 from ``ptxas -v``), disassembles them with ``cuobjdump`` (pip: ``nvidia-cuda-cuobjdump``) and
@@ -13,6 +13,7 @@ row of cells issues.
 
     python tools/kernel_sass.py                                  # the 512 bp DNA kernels
     python tools/kernel_sass.py local:affine:s16x2:8:32          # mode:gap:lane:columns:group
+    python tools/kernel_sass.py --fill                           # their traceback fills
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 from seqwarp.align._gpu_backend import _LANE_STRUCT, kernel_name
+from seqwarp.align._gpu_traceback import fill_name
 from seqwarp.cuda import kernel_source
 
 # the 512 bp reads' windows run in 8-thread groups of 16 columns (5 stripes of 128 columns)
@@ -46,9 +48,9 @@ def _parse(spec: str) -> tuple[str, bool, str, int, int]:
     return mode, gap == "affine", lane, int(columns), int(group)
 
 
-def _compile(names: list[str], folder: Path) -> tuple[str, str]:
-    """(ptxas -v report, cuobjdump -sass text) of these instantiations."""
-    source = kernel_source("seqwarp.align", "align_score.cu")
+def _compile(names: list[str], folder: Path, filename: str) -> tuple[str, str]:
+    """(ptxas -v report, cuobjdump -sass text) of these instantiations of ``filename``."""
+    source = kernel_source("seqwarp.align", filename)
     source += "\nvoid* seqwarp_kernels[] = {" + ", ".join(f"(void*)&{n}" for n in names) + "};\n"
     unit, cubin = folder / "kernels.cu", folder / "kernels.cubin"
     unit.write_text(source)
@@ -121,11 +123,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "kernels", nargs="*", default=list(DEFAULT), help="mode:gap:lane:columns:group"
     )
+    parser.add_argument(
+        "--fill", action="store_true", help="the traceback's forward kernels (direction flags)"
+    )
     args = parser.parse_args(argv)
+    name_of, filename = (
+        (fill_name, "align_trace.cu") if args.fill else (kernel_name, "align_score.cu")
+    )
     for spec in args.kernels:
         mode, affine, lane, columns, group = _parse(spec)
         with tempfile.TemporaryDirectory() as folder:  # one kernel per build: no name matching
-            report, sass = _compile([kernel_name(mode, affine, lane, columns, group)], Path(folder))
+            name = name_of(mode, affine, lane, columns, group)
+            report, sass = _compile([name], Path(folder), filename)
         resources = _resources(report)
         body = []
         for line in sass.splitlines():
