@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from oracles import biopython_score, parasail_matrix, parasail_score
 
-from seqwarp.align import Aligner
+from seqwarp.align import Aligner, _cpu_backend
 from seqwarp.scoring import Scoring
 
 MODES = ("global", "semi-global", "local")
@@ -116,3 +116,26 @@ def test_long_identical_pair(mode: str) -> None:
     result = Aligner(mode, Scoring.dna(2, -1, 2, 1), device="cpu").align([q], [q], output="cigar")
     assert result.score[0] == 8000
     assert result.cigar[0] == "4000="
+
+
+def test_lane_groups_pay_only_with_enough_pairs_for_the_threads() -> None:
+    assert not _cpu_backend._lanes_pay(1, 2) and not _cpu_backend._lanes_pay(4, 2)
+    assert _cpu_backend._lanes_pay(6, 2) and _cpu_backend._lanes_pay(10_000, 2)
+    assert not _cpu_backend._lanes_pay(32, 16) and _cpu_backend._lanes_pay(33, 16)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case", ["dna-affine", "protein-linear"])
+def test_few_pairs_one_a_thread_score_as_lane_groups(
+    mode: str, case: str, rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two pairs (too few for lane groups on any number of threads) take the scalar kernel
+    one a thread; every field equals the lane kernel's."""
+    scoring = SCORINGS[case]
+    queries, targets = random_pairs(rng, _letters(scoring), 2)
+    aligner = Aligner(mode, scoring, device="cpu")
+    few = aligner.align(queries, targets, output="ends")
+    monkeypatch.setattr(_cpu_backend, "_LANE_GROUP_COST", 0)  # lane groups whatever the count
+    grouped = aligner.align(queries, targets, output="ends")
+    for field in ("score", "query_end", "target_end"):
+        np.testing.assert_array_equal(getattr(few, field), getattr(grouped, field))

@@ -20,6 +20,11 @@ _CALL_CELLS = 1 << 27
 _CALL_PAIRS = 1 << 62
 # direction flags one lane group may keep for the SIMD traceback (bytes)
 _LANE_TRACE_BYTES = 1 << 25
+# one lane group costs about as much as this many pairs of its shape on the scalar kernel
+# (AVX-512, 2 threads: a group of 8 kbp pairs 1.1 s whether it holds 2 or 64 of them, one
+# such pair on the scalar kernel 0.35 s), so too few pairs to give every thread a few lane
+# groups' worth finish sooner one a thread on the scalar kernel
+_LANE_GROUP_COST = 3
 
 _MODES = {"global": cpu.GLOBAL, "semi-global": cpu.SEMI_GLOBAL, "local": cpu.LOCAL}
 
@@ -57,6 +62,13 @@ def _lane_eligible(
     return cpu_lanes.lane_safe(q_len, t_len, worst)
 
 
+def _lanes_pay(count: int, threads: int) -> bool:
+    """Whether ``count`` pairs of one shape finish sooner in lane groups (a group a thread at
+    a time) than one a thread on the scalar kernel."""
+    groups = -(-count // cpu_lanes.LANES)
+    return _LANE_GROUP_COST * -(-groups // threads) <= -(-count // threads)
+
+
 def score(
     queries: SequenceBatch,
     targets: SequenceBatch,
@@ -69,14 +81,17 @@ def score(
 ) -> np.ndarray:
     """``(n, 3)`` int64 array: score, query end, target end.
 
-    Pairs whose values are exact in float32 go through the inter-pair SIMD kernel; the rest
-    (very long pairs or huge scores) through the scalar int32 kernel. Both give equal results.
+    Pairs whose values are exact in float32 go through the inter-pair SIMD kernel, unless
+    they are too few to fill lane groups for the threads; the rest (very long pairs or huge
+    scores) through the scalar int32 kernel. Both give equal results.
     """
     out = np.empty((len(q_index), 3), dtype=np.int64)
     params = _params(mode, gap_open, gap_extend)
     q_len = queries.lengths[q_index]
     t_len = targets.lengths[t_index]
     fast = _lane_eligible(q_len, t_len, matrix, gap_open, gap_extend)
+    if not _lanes_pay(int(np.count_nonzero(fast)), numba.get_num_threads()):
+        fast[:] = False
     slow = np.flatnonzero(~fast)
     args = (queries.codes, queries.offsets, targets.codes, targets.offsets)
     if fast.any():
