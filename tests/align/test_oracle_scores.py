@@ -139,3 +139,37 @@ def test_few_pairs_one_a_thread_score_as_lane_groups(
     grouped = aligner.align(queries, targets, output="ends")
     for field in ("score", "query_end", "target_end"):
         np.testing.assert_array_equal(getattr(few, field), getattr(grouped, field))
+
+
+def test_local_best_in_a_short_target_s_last_column(
+    rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lane groups pad short targets up to the group's longest: where a pair's best local
+    cell is its target's last column, the padding after it (cells scoring a real cell less
+    gap costs) must never take the end; where cells of a row tie for the best, the first
+    one is the end. Scores equal parasail's; every field equals the scalar kernel's."""
+    scoring = SCORINGS["dna-linear"]
+    queries, targets = [], []
+    for k in range(200):
+        q = "".join(rng.choice(list("ACGT"), int(rng.integers(5, 60))))
+        lead = "".join(rng.choice(list("ACGT"), int(rng.integers(0, 400))))
+        if k % 2:  # a repeat in a longer one: cells of a row tie for its best (the first counts)
+            q = ("AC" * 40)[: len(q)]
+            targets.append(lead + ("AC" * 50)[: len(q) + 2 * (k % 5)])
+        else:
+            targets.append(lead + q)  # the query's match ends at the target's end
+        queries.append(q + q[: k % 7])
+    aligner = Aligner("local", scoring, device="cpu")
+    grouped = aligner.align(queries, targets, output="ends")
+    matrix = parasail_matrix(scoring)
+    expected = [
+        parasail_score(q, t, scoring, "local", matrix)
+        for q, t in zip(queries, targets, strict=True)
+    ]
+    np.testing.assert_array_equal(grouped.score, np.array(expected, dtype=np.int64))
+    lengths = np.array([len(t) for t in targets])
+    assert np.mean(grouped.target_end == lengths) > 0.3
+    monkeypatch.setattr(_cpu_backend, "_LANE_GROUP_COST", 1 << 30)  # every pair one a thread
+    scalar = aligner.align(queries, targets, output="ends")
+    for field in ("score", "query_end", "target_end"):
+        np.testing.assert_array_equal(getattr(grouped, field), getattr(scalar, field))

@@ -181,15 +181,14 @@ def _row_match(
     floor,
     n,
     track,
-    t_len_f,
     row_max,
     row_arg,
     linear,
 ):
     """One DP row for match/mismatch DNA scoring, scores formed inline (no substitution pass).
 
-    With ``track`` (local mode) it also keeps each lane's row maximum over its own columns
-    and the first column holding it, which saves the separate ``_row_best`` pass.
+    With ``track`` (local mode) it also keeps each lane's row maximum and the first column
+    holding it (see :func:`_row_best`), which saves the separate ``_row_best`` pass.
     """
     literally(linear)
     for lane_index in range(LANES):
@@ -204,7 +203,7 @@ def _row_match(
             s = _match_score(t_pad[s_base + lane], q_row[lane], match, mismatch)
             h, _ = _cell(C, b, R, lane, s, gap_open, gap_extend, floor, linear)
             if track:
-                better = (h > row_max[lane]) & (fj <= t_len_f[lane])
+                better = h > row_max[lane]
                 row_max[lane] = h if better else row_max[lane]
                 row_arg[lane] = fj if better else row_arg[lane]
 
@@ -227,8 +226,11 @@ def _row_match_flags(
 
 
 @jit
-def _row_best(C, n, t_len_f, row_max, row_arg):
-    """Per lane: the largest ``H`` of this row over the lane's own columns, and its first column."""
+def _row_best(C, n, row_max, row_arg):
+    """Per lane: the largest ``H`` of this row and its first column. Columns past a lane's
+    target need no bound: a padding cell is a real cell's value less gap costs (its
+    substitutions score PAD_SCORE), so it stays below the best of the rows so far or of this
+    row's real cells, and never becomes the lane's best."""
     for lane in range(LANES):
         row_max[lane] = NEG
         row_arg[lane] = 0.0
@@ -238,7 +240,7 @@ def _row_best(C, n, t_len_f, row_max, row_arg):
         for lane_index in range(LANES):
             lane = U(lane_index)
             h = C[b + lane]
-            better = (h > row_max[lane]) & (column <= t_len_f[lane])
+            better = h > row_max[lane]
             row_max[lane] = h if better else row_max[lane]
             row_arg[lane] = column if better else row_arg[lane]
 
@@ -303,7 +305,6 @@ def _forward(
         best[:] = 0.0
     row_max = np.empty(LANES, np.float32)
     row_arg = np.empty(LANES, np.float32)
-    t_len_f = t_len.astype(np.float32)
     best_i = np.zeros(LANES, np.int64)
     best_j = np.zeros(LANES, np.int64)
     matched = params[3] == 1
@@ -359,7 +360,6 @@ def _forward(
                 floor,
                 n,
                 mode == LOCAL,
-                t_len_f,
                 row_max,
                 row_arg,
                 linear,
@@ -371,7 +371,7 @@ def _forward(
         # end-cell bookkeeping, row-major first occurrence of the best (cpu._finish's rule)
         if mode == LOCAL:
             if store or not matched:
-                _row_best(C, n, t_len_f, row_max, row_arg)
+                _row_best(C, n, row_max, row_arg)
             for lane in range(size):
                 if i <= q_len[lane] and row_max[lane] > best[lane]:
                     best[lane] = row_max[lane]
