@@ -46,6 +46,8 @@ PAD_SCORE = np.float32(-(1 << 22))
 PAD_CODE = np.float32(5.0)  # DNA target padding (the alphabet's size) in the match/mismatch path
 
 U = np.uint64
+# profile codes from which a row's substitution scores are gathered rather than selected
+GATHER_FROM_CODES = 12
 
 
 def match_mismatch(matrix: np.ndarray) -> tuple[int, int] | None:
@@ -69,7 +71,7 @@ def _substitutions(sub, t_pad, prof, n, codes):
     """``sub[j, lane]`` = score of this row's query residue against ``t[j]`` in lane ``lane``.
 
     A select per residue code rather than a gather, and float codes rather than bytes: both
-    keep the loop vectorized.
+    keep the loop vectorized. Small alphabets only (see :func:`_gathered_substitutions`).
     """
     for j in range(n):
         base = U(j * LANES)
@@ -81,6 +83,17 @@ def _substitutions(sub, t_pad, prof, n, codes):
                 s = prof[row + lane]
                 old = sub[base + lane]
                 sub[base + lane] = s if t_pad[base + lane] == code else old
+
+
+@jit
+def _gathered_substitutions(sub, t_slot, prof, n):
+    """:func:`_substitutions` as a gather from the row's profile at each cell's slot (target
+    code x ``LANES`` + lane). Measured on AVX-512, one thread: with 25 protein codes the
+    gather is faster (2,000 pairs of about 300 x 250, BLOSUM62 11/1: local 0.22 -> 0.19 s,
+    global 0.19 -> 0.15-0.17 s), with 6 DNA codes slower (2,000 pairs of 512 bp on 2 threads:
+    155 -> 306 ms); GATHER_FROM_CODES splits the two."""
+    for k in range(n * LANES):
+        sub[k] = prof[t_slot[k]]
 
 
 @jit
@@ -298,6 +311,11 @@ def _forward(
             C[j * BLOCK + lane] = v
             C[j * BLOCK + LANES + lane] = NEG
     prof = np.full((alphabet + 1) * LANES, PAD_SCORE, np.float32)
+    # large alphabets gather the profile at each cell's slot (code x LANES + lane)
+    gather = params[3] != 1 and alphabet + 1 > GATHER_FROM_CODES
+    t_slot = np.empty(n * LANES if gather else 0, np.int32)
+    for k in range(len(t_slot)):
+        t_slot[k] = np.int32(t_pad[k]) * LANES + k % LANES
     sub = np.empty(max(n, 1) * LANES, np.float32)
     floor = np.float32(0.0) if mode == LOCAL else NEG
     best = np.full(LANES, NEG, np.float32)
@@ -320,7 +338,10 @@ def _forward(
             for c in range(alphabet):
                 for lane in range(LANES):
                     prof[c * LANES + lane] = matrix[q_pad[(i - 1) * LANES + lane], c]
-            _substitutions(sub, t_pad, prof, n, alphabet + 1)
+            if gather:
+                _gathered_substitutions(sub, t_slot, prof, n)
+            else:
+                _substitutions(sub, t_pad, prof, n, alphabet + 1)
         edge = np.float32(0.0)
         if mode == GLOBAL:
             edge = -(gap_open + (i - 1) * gap_extend)
