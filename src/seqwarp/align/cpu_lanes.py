@@ -152,15 +152,25 @@ def _match_score(t, q, match, mismatch):
 
 
 @jit
-def _row(C, R, sub, gap_open, gap_extend, floor, n, linear):
-    """One DP row over columns ``1..n`` for all lanes, substitutions from ``sub``."""
+def _row(C, R, sub, gap_open, gap_extend, floor, n, track, row_max, row_arg, linear):
+    """One DP row over columns ``1..n`` for all lanes, substitutions from ``sub``; with
+    ``track`` (local mode) also each lane's row maximum and its first column, as
+    :func:`_row_match` keeps them."""
     literally(linear)
+    for lane_index in range(LANES):
+        row_max[lane_index] = NEG
+        row_arg[lane_index] = 0.0
     for j0 in range(1, n + 1):
         b = U(j0 * BLOCK)
         s_base = U((j0 - 1) * LANES)
+        fj = np.float32(j0)
         for lane_index in range(LANES):
             lane = U(lane_index)
-            _cell(C, b, R, lane, sub[s_base + lane], gap_open, gap_extend, floor, linear)
+            h, _ = _cell(C, b, R, lane, sub[s_base + lane], gap_open, gap_extend, floor, linear)
+            if track:
+                better = h > row_max[lane]
+                row_max[lane] = h if better else row_max[lane]
+                row_arg[lane] = fj if better else row_arg[lane]
 
 
 @jit
@@ -388,10 +398,11 @@ def _forward(
         elif store:
             _row_flags(C, R, sub, gap_open, gap_extend, floor, n, bits, row_base, linear)
         else:
-            _row(C, R, sub, gap_open, gap_extend, floor, n, linear)
+            track = mode == LOCAL
+            _row(C, R, sub, gap_open, gap_extend, floor, n, track, row_max, row_arg, linear)
         # end-cell bookkeeping, row-major first occurrence of the best (cpu._finish's rule)
         if mode == LOCAL:
-            if store or not matched:
+            if store:
                 _row_best(C, n, row_max, row_arg)
             for lane in range(size):
                 if i <= q_len[lane] and row_max[lane] > best[lane]:
