@@ -173,3 +173,27 @@ def test_local_best_in_a_short_target_s_last_column(
     scalar = aligner.align(queries, targets, output="ends")
     for field in ("score", "query_end", "target_end"):
         np.testing.assert_array_equal(getattr(grouped, field), getattr(scalar, field))
+
+
+def test_local_rows_too_long_for_exact_keys_track_by_selects(
+    rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Local lane groups keep a row's best as float32 keys (score x a power of two past the
+    columns, less the column) only where those stay exact; 3-4 kbp pairs at +2 a match do not
+    (6,000 x 4,096 > 2^24) and take the compare-and-select tracking: every field equals the
+    scalar kernel's, and so do short pairs on the keys."""
+    scoring = SCORINGS["dna-affine"]
+    for low, high in ((3000, 4000), (100, 400)):
+        targets = [
+            "".join(rng.choice(list("ACGT"), int(rng.integers(low, high)))) for _ in range(8)
+        ]
+        queries = [
+            _mutate(t[len(t) // 4 :], np.frombuffer(b"ACGT", np.uint8), rng) for t in targets
+        ]
+        aligner = Aligner("local", scoring, device="cpu")
+        monkeypatch.setattr(_cpu_backend, "_LANE_GROUP_COST", 0)  # lane groups whatever the count
+        grouped = aligner.align(queries, targets, output="ends")
+        monkeypatch.setattr(_cpu_backend, "_LANE_GROUP_COST", 1 << 30)  # every pair one a thread
+        scalar = aligner.align(queries, targets, output="ends")
+        for field in ("score", "query_end", "target_end"):
+            np.testing.assert_array_equal(getattr(grouped, field), getattr(scalar, field))

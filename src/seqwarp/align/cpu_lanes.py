@@ -42,6 +42,10 @@ LANES = 64
 BLOCK = 2 * LANES  # H, E of one column
 EXACT_LIMIT = 1 << 20  # |values| stay below this: exact in float32 with ample margin
 NEG = np.float32(-(1 << 23))
+# float32 holds every integer below this exactly (local rows' best-of-row keys stay below it)
+EXACT_KEYS = 1 << 24
+# how a row keeps each lane's maximum and its first column (see _track)
+NO_TRACK, TRACK_SELECT, TRACK_KEYS = 0, 1, 2
 PAD_SCORE = np.float32(-(1 << 22))
 PAD_CODE = np.float32(5.0)  # DNA target padding (the alphabet's size) in the match/mismatch path
 
@@ -152,11 +156,36 @@ def _match_score(t, q, match, mismatch):
 
 
 @jit
-def _row(C, R, sub, gap_open, gap_extend, floor, n, track, row_max, row_arg, linear):
-    """One DP row over columns ``1..n`` for all lanes, substitutions from ``sub``; with
-    ``track`` (local mode) also each lane's row maximum and its first column, as
-    :func:`_row_match` keeps them."""
+def _track(row_max, row_arg, lane, h, fj, track, scale):
+    """Keep lane ``lane``'s row maximum and the first column ``fj`` holding it (``track``, a
+    compile-time constant: ``NO_TRACK``, ``TRACK_SELECT`` or ``TRACK_KEYS``). ``TRACK_KEYS``
+    keeps one key ``h * scale - fj`` (``scale``: a power of two past the row's columns, where
+    the keys stay exact), whose maximum is the largest ``h`` at its first column (read back
+    by :func:`_unpack_keys`): one multiply-add and one max a cell rather than a compare and
+    two selects."""
+    if track == TRACK_KEYS:
+        row_max[lane] = max(row_max[lane], h * scale - fj)
+    elif track == TRACK_SELECT:
+        better = h > row_max[lane]
+        row_max[lane] = h if better else row_max[lane]
+        row_arg[lane] = fj if better else row_arg[lane]
+
+
+@jit
+def _unpack_keys(row_max, row_arg, scale):
+    """Row maxima kept as keys ``h * scale - j`` (``1 <= j < scale``) back to ``h`` and ``j``."""
+    for lane in range(LANES):
+        h = np.floor(row_max[lane] / scale) + np.float32(1.0)
+        row_arg[lane] = h * scale - row_max[lane]
+        row_max[lane] = h
+
+
+@jit
+def _row(C, R, sub, gap_open, gap_extend, floor, n, track, scale, row_max, row_arg, linear):
+    """One DP row over columns ``1..n`` for all lanes, substitutions from ``sub``, keeping
+    each lane's row maximum and its first column as ``track`` says (:func:`_track`)."""
     literally(linear)
+    literally(track)
     for lane_index in range(LANES):
         row_max[lane_index] = NEG
         row_arg[lane_index] = 0.0
@@ -167,10 +196,7 @@ def _row(C, R, sub, gap_open, gap_extend, floor, n, track, row_max, row_arg, lin
         for lane_index in range(LANES):
             lane = U(lane_index)
             h, _ = _cell(C, b, R, lane, sub[s_base + lane], gap_open, gap_extend, floor, linear)
-            if track:
-                better = h > row_max[lane]
-                row_max[lane] = h if better else row_max[lane]
-                row_arg[lane] = fj if better else row_arg[lane]
+            _track(row_max, row_arg, lane, h, fj, track, scale)
 
 
 @jit
@@ -204,16 +230,18 @@ def _row_match(
     floor,
     n,
     track,
+    scale,
     row_max,
     row_arg,
     linear,
 ):
     """One DP row for match/mismatch DNA scoring, scores formed inline (no substitution pass).
 
-    With ``track`` (local mode) it also keeps each lane's row maximum and the first column
-    holding it (see :func:`_row_best`), which saves the separate ``_row_best`` pass.
+    It also keeps each lane's row maximum and the first column holding it as ``track`` says
+    (:func:`_track`; local mode), which saves a separate pass (:func:`_row_best`).
     """
     literally(linear)
+    literally(track)
     for lane_index in range(LANES):
         row_max[lane_index] = NEG
         row_arg[lane_index] = 0.0
@@ -225,10 +253,7 @@ def _row_match(
             lane = U(lane_index)
             s = _match_score(t_pad[s_base + lane], q_row[lane], match, mismatch)
             h, _ = _cell(C, b, R, lane, s, gap_open, gap_extend, floor, linear)
-            if track:
-                better = h > row_max[lane]
-                row_max[lane] = h if better else row_max[lane]
-                row_arg[lane] = fj if better else row_arg[lane]
+            _track(row_max, row_arg, lane, h, fj, track, scale)
 
 
 @jit
@@ -333,6 +358,16 @@ def _forward(
         best[:] = 0.0
     row_max = np.empty(LANES, np.float32)
     row_arg = np.empty(LANES, np.float32)
+    # local: a row's best kept as keys h * scale - j (see _track) where they stay exact: h is
+    # at most the best substitution score times the shorter side
+    scale = np.float32(0.0)
+    if mode == LOCAL:
+        width = 1
+        while width <= n:
+            width *= 2
+        top = max(np.float64(matrix.max()), 0.0) * min(m, n)
+        if (top + 1) * width < EXACT_KEYS:
+            scale = np.float32(width)
     best_i = np.zeros(LANES, np.int64)
     best_j = np.zeros(LANES, np.int64)
     matched = params[3] == 1
@@ -379,31 +414,45 @@ def _forward(
                 linear,
             )
         elif matched:
-            _row_match(
-                C,
-                R,
-                q_row,
-                t_pad,
-                match,
-                mismatch,
-                gap_open,
-                gap_extend,
-                floor,
-                n,
-                mode == LOCAL,
-                row_max,
-                row_arg,
-                linear,
-            )
+            # the row's tracking is a compile-time constant: one call per kind
+            if scale > 0:
+                _row_match(
+                    C, R, q_row, t_pad, match, mismatch, gap_open, gap_extend, floor, n,
+                    TRACK_KEYS, scale, row_max, row_arg, linear,
+                )  # fmt: skip
+            elif mode == LOCAL:
+                _row_match(
+                    C, R, q_row, t_pad, match, mismatch, gap_open, gap_extend, floor, n,
+                    TRACK_SELECT, scale, row_max, row_arg, linear,
+                )  # fmt: skip
+            else:
+                _row_match(
+                    C, R, q_row, t_pad, match, mismatch, gap_open, gap_extend, floor, n,
+                    NO_TRACK, scale, row_max, row_arg, linear,
+                )  # fmt: skip
         elif store:
             _row_flags(C, R, sub, gap_open, gap_extend, floor, n, bits, row_base, linear)
+        elif scale > 0:
+            _row(
+                C, R, sub, gap_open, gap_extend, floor, n,
+                TRACK_KEYS, scale, row_max, row_arg, linear,
+            )  # fmt: skip
+        elif mode == LOCAL:
+            _row(
+                C, R, sub, gap_open, gap_extend, floor, n,
+                TRACK_SELECT, scale, row_max, row_arg, linear,
+            )  # fmt: skip
         else:
-            track = mode == LOCAL
-            _row(C, R, sub, gap_open, gap_extend, floor, n, track, row_max, row_arg, linear)
+            _row(
+                C, R, sub, gap_open, gap_extend, floor, n,
+                NO_TRACK, scale, row_max, row_arg, linear,
+            )  # fmt: skip
         # end-cell bookkeeping, row-major first occurrence of the best (cpu._finish's rule)
         if mode == LOCAL:
             if store:
                 _row_best(C, n, row_max, row_arg)
+            elif scale > 0:
+                _unpack_keys(row_max, row_arg, scale)
             for lane in range(size):
                 if i <= q_len[lane] and row_max[lane] > best[lane]:
                     best[lane] = row_max[lane]
