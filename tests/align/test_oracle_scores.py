@@ -118,6 +118,12 @@ def test_long_identical_pair(mode: str) -> None:
     assert result.cigar[0] == "4000="
 
 
+def _assert_same_ends(a, b) -> None:
+    """Two results' scores and end cells are equal."""
+    for field in ("score", "query_end", "target_end"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+
+
 def test_lane_groups_pay_only_with_enough_pairs_for_the_threads() -> None:
     assert not _cpu_backend._lanes_pay(1, 2) and not _cpu_backend._lanes_pay(4, 2)
     assert _cpu_backend._lanes_pay(6, 2) and _cpu_backend._lanes_pay(10_000, 2)
@@ -137,8 +143,7 @@ def test_few_pairs_one_a_thread_score_as_lane_groups(
     few = aligner.align(queries, targets, output="ends")
     monkeypatch.setattr(_cpu_backend, "_LANE_GROUP_COST", 0)  # lane groups whatever the count
     grouped = aligner.align(queries, targets, output="ends")
-    for field in ("score", "query_end", "target_end"):
-        np.testing.assert_array_equal(getattr(few, field), getattr(grouped, field))
+    _assert_same_ends(few, grouped)
 
 
 def test_local_best_in_a_short_target_s_last_column(
@@ -171,8 +176,7 @@ def test_local_best_in_a_short_target_s_last_column(
     assert np.mean(grouped.target_end == lengths) > 0.3
     monkeypatch.setattr(_cpu_backend, "_LANE_GROUP_COST", 1 << 30)  # every pair one a thread
     scalar = aligner.align(queries, targets, output="ends")
-    for field in ("score", "query_end", "target_end"):
-        np.testing.assert_array_equal(getattr(grouped, field), getattr(scalar, field))
+    _assert_same_ends(grouped, scalar)
 
 
 def test_local_rows_too_long_for_exact_keys_track_by_selects(
@@ -195,5 +199,4 @@ def test_local_rows_too_long_for_exact_keys_track_by_selects(
         grouped = aligner.align(queries, targets, output="ends")
         monkeypatch.setattr(_cpu_backend, "_LANE_GROUP_COST", 1 << 30)  # every pair one a thread
         scalar = aligner.align(queries, targets, output="ends")
-        for field in ("score", "query_end", "target_end"):
-            np.testing.assert_array_equal(getattr(grouped, field), getattr(scalar, field))
+        _assert_same_ends(grouped, scalar)

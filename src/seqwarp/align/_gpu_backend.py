@@ -651,15 +651,15 @@ class _Grid:
         sets_per_block = _BLOCK // launch.group if split == 1 else 1
         threads = _BLOCK if split == 1 else 32 * split
         groups = -(-count // lane_pairs)
-        sets = -(-groups // sets_per_block) * sets_per_block
+        set_blocks = -(-groups // sets_per_block)  # blocks of pair sets (a cluster: one set)
         cols = launch.group * launch.columns
         element = _LANE_STRUCT[launch.kernel_lane][1]
         shared = sets_per_block * split * lane_pairs * (alpha + 1) * cols * element
         stride = cluster * split * 2 * 2 * (longest_query + 1) if longest_target > cols else 0
         # every group of the grid gets scratch: a group past the last pair still runs (idle)
         # beside the real groups of its warp
-        blocks = sets // sets_per_block * cluster
-        return cls(blocks, threads, shared, stride, max(1, sets * stride))
+        scratch = max(1, set_blocks * sets_per_block * stride)
+        return cls(set_blocks * cluster, threads, shared, stride, scratch)
 
     def configure(self, kernel: Any) -> None:
         """Let ``kernel`` take this grid's shared memory, with all of L1 as shared memory (the

@@ -30,7 +30,8 @@
 //   K       target columns per thread (register tile), a multiple of 8
 //   G       threads per alignment group: 8, 16 or 32
 //   FLAGS   also write each cell's 4 direction flags (fused lanes only: s32, s16x2)
-//   SPLIT   warps that share one pair set (1: a group per pair set; > 1: G = 32, no FLAGS)
+//   SPLIT   warps of a block that share one pair set (1: a group per pair set; > 1: G = 32,
+//           no FLAGS)
 //   CLUSTER blocks of SPLIT warps that share one pair set (> 1: SPLIT > 1, a kernel launched
 //           in clusters of CLUSTER consecutive blocks, sm_90 or later)
 //
