@@ -96,6 +96,26 @@ def test_kernels_compile_for_hopper(name: str, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
 
 
+def test_flag_bytes_hold_every_cell_and_the_widest_tile_bounds_them() -> None:
+    # every cell's byte under align_dp.cuh's layout (stripe, anti-diagonal step, thread)
+    # lies inside the pair's flag bytes, and the widest tile's size bounds every tile's
+    rng = np.random.default_rng(7)
+    m, n = rng.integers(1, 700, 40), rng.integers(1, 1500, 40)
+    bound = _gpu_traceback.flag_bytes(m, n, 16, 32)
+    for columns, group in (*_gpu_backend._TILES_DNA, *_gpu_backend._TILES_PROTEIN):
+        sizes = _gpu_traceback.flag_bytes(m, n, columns, group)
+        assert np.all(sizes <= bound) and np.all(sizes % 16 == 0)
+        stripe = columns * group
+        for mi, ni, size in zip(m[:6], n[:6], sizes[:6], strict=True):
+            i, j = np.meshgrid(np.arange(1, mi + 1), np.arange(1, ni + 1), indexing="ij")
+            s, within = (j - 1) // stripe, (j - 1) % stripe
+            step = s * (mi + group - 1) + i - 1 + within // columns
+            byte = step * (stripe // 2) + within // 2
+            assert byte.max() < size
+            # two cells a byte, no byte shared by other cells
+            assert np.unique(byte * 2 + within % 2).size == mi * ni
+
+
 def test_score_bound_covers_cells_and_gaps() -> None:
     bound = score_bound(np.array([512, 4000, 1]), np.array([512, 4000, 2000]), 2, -1, 2, 1)
     assert bound[0] >= 1024 and bound[1] >= 8000

@@ -50,15 +50,12 @@ def walk_name(mode: str) -> str:
     return f"seqwarp::trace_walk<{_gpu_backend._MODES[mode]}>"
 
 
-def flag_row_bytes(n: np.ndarray, columns: int) -> np.ndarray:
-    """Bytes per row of direction flags: the target rounded up to whole stripes, 2 cells a
-    byte (as ``align_dp.cuh`` lays them out)."""
-    return -(-n // columns) * (columns // 2)
-
-
-def flag_bytes(m: np.ndarray, n: np.ndarray, columns: int) -> np.ndarray:
-    """Device bytes of each pair's flags, rounded up to 16 (the kernel stores 16-byte words)."""
-    return -(-(m * flag_row_bytes(n, columns)) // 16) * 16
+def flag_bytes(m: np.ndarray, n: np.ndarray, columns: int, group: int) -> np.ndarray:
+    """Device bytes of each pair's flags under a tile of ``group`` threads of ``columns``
+    columns, rounded up to 16 (the kernel stores 16-byte words): as ``align_dp.cuh`` lays
+    them out, each stripe holds ``m + group - 1`` anti-diagonal steps of 2 cells a byte."""
+    stripe = group * columns
+    return -(-(-(-n // stripe) * (m + group - 1) * (stripe // 2)) // 16) * 16
 
 
 @dataclass
@@ -147,9 +144,9 @@ def _align_share(
     q_index, t_index, *firsts = share
     with cp.cuda.Device(device):
         free = int(cp.cuda.Device().mem_info[0])
-        # the widest tile's stripes bound every pair's flags from above
+        # the widest tile (32 threads of 16 columns) bounds every pair's flags from above
         both = (m > 0) & (n > 0)
-        fits = flag_bytes(m, n, 512) <= free // 4
+        fits = flag_bytes(m, n, 16, 32) <= free // 4
         gpu = np.flatnonzero(both & fits)
         if gpu.size:
             # only the residues these pairs touch go to the device (as for scores)
@@ -221,8 +218,7 @@ def _align_on_device(
             fill = module.function(
                 fill_name(mode, affine, launch.kernel_lane, launch.columns, launch.group)
             )
-            cols = launch.group * launch.columns
-            sizes = flag_bytes(m[launch.pairs], n[launch.pairs], cols)
+            sizes = flag_bytes(m[launch.pairs], n[launch.pairs], launch.columns, launch.group)
             a = 0
             while a < len(launch.pairs):
                 b = _chunk_end(sizes, a, budget)
@@ -292,7 +288,6 @@ def _run_chunk(
     matrix, alpha, gap_open, gap_extend = scoring
     count = len(chunk)
     cm, cn = m[chunk], n[chunk]
-    cols = launch.group * launch.columns
     flag_offset = np.zeros(count, dtype=np.int64)
     np.cumsum(sizes[:-1], out=flag_offset[1:])
     text_offset = np.zeros(count + 1, dtype=np.int64)
@@ -337,7 +332,6 @@ def _run_chunk(
     )
     _mark(marks, "fill", stream)
     threads = (-(-count // _BLOCK),), (_BLOCK,)
-    row_bytes = cp.asarray(flag_row_bytes(cn, cols).astype(np.int32))
     walk(
         *threads,
         (
@@ -347,7 +341,9 @@ def _run_chunk(
             np.int32(count),
             flags,
             d_flag_offset,
-            row_bytes,
+            d_m,
+            np.int32(launch.columns),
+            np.int32(launch.group),
             ends,
             text,
             d_text_offset,

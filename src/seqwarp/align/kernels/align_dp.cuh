@@ -61,9 +61,12 @@
 // tests on values the recurrence already has, which reproduce the CPU's tie order: the
 // source is E when u != d (E beat the diagonal), F when hg != u (F beat both), zero when
 // H == 0 (local); E opened when E == hg[i-1][j], F opened when F == hg[i][j-1] (linear gaps:
-// always). Pair p's row i (1-based) starts at flags + flag_offset[p] + (i - 1) * row_bytes,
-// with row_bytes = (n rounded up to whole stripes) / 2; column j is nibble j - 1 of the row,
-// low nibble first.
+// always). The flags are laid out as the group writes them, by anti-diagonal step, so that a
+// step's stores are one contiguous run (rows, one per thread, would each take a sector of
+// their own): pair p's stripe S holds m + G - 1 steps of COLS / 2 bytes, and cell (i, j),
+// column j of the stripe's thread t at its c-th column (j - 1 = S * COLS + t * K + c), is
+// nibble c % 2 (low first) of byte
+//   flag_offset[p] + (S * (m + G - 1) + i - 1 + t) * COLS / 2 + (t * K + c) / 2.
 //
 // Ends follow the CPU engine's tie rule: highest score, then smallest query end, then smallest
 // target end. Cells outside a pair (padding up to the group's largest pair) score 0 in the
@@ -499,12 +502,13 @@ __device__ __forceinline__ void align_dp(
                 }
                 diag_left = left;
                 if constexpr (FLAGS) {
-                    // the thread's K columns of row i: K / 2 bytes, where the pair has them
+                    // the thread's K columns of row i: K / 2 bytes at step s of the stripe,
+                    // where the pair has them
 #pragma unroll
                     for (int k = 0; k < PAIRS; ++k) {
                         if (i <= m[k] && s0 < n[k]) {
-                            const long long row_bytes = (long long)((n[k] + COLS - 1) / COLS) * (COLS / 2);
-                            store_words(flags + flag_offset[pid[k]] + (long long)(i - 1) * row_bytes + c0 / 2,
+                            const long long step = (long long)stripe * (m[k] + G - 1) + s;
+                            store_words(flags + flag_offset[pid[k]] + step * (COLS / 2) + t * (K / 2),
                                         nibbles[k]);
                         }
                     }

@@ -3,8 +3,8 @@
 //
 // Two kernels per batch of pairs:
 //   align_fill<MODE, AFFINE, Lane, K, G>  the forward pass of align_dp.cuh (AnySeq/GPU §4)
-//       writing every cell's 4 direction flags (a nibble per cell, rows of whole stripes) and
-//       each pair's score and end cell;
+//       writing every cell's 4 direction flags (a nibble per cell, laid out by stripe and
+//       anti-diagonal step: align_dp.cuh) and each pair's score and end cell;
 //   trace_walk<MODE>  one thread per pair walks its flags back from the end cell (AnySeq/GPU's
 //       traceback from stored cell predecessors), writing the pair's CIGAR text and fields;
 //   pack_text  the CIGARs side by side, for one copy to the host.
@@ -65,7 +65,7 @@ __device__ __forceinline__ void put_run_reversed(unsigned char* text, int& at, i
 }
 
 // ends         per pair: score, query end, target end (align_fill's out)
-// row_bytes    per pair: bytes per row of its flags
+// columns, group  align_fill's K and G: where a cell's flags are (align_dp.cuh's layout)
 // text         per pair: 2 (m + n) bytes from text_offset[pair]; receives the CIGAR, whose
 //              length goes to text_len[pair] (a run of L operations takes at most 2 L bytes)
 // fields       per pair: score, query begin, query end, target begin, target end, operations,
@@ -78,7 +78,9 @@ __global__ void __launch_bounds__(128) trace_walk(
     int n_pairs,
     const unsigned char* __restrict__ flags,
     const long long* __restrict__ flag_offset,
-    const int* __restrict__ row_bytes,
+    const int* __restrict__ q_len,
+    int columns,
+    int group,
     const int* __restrict__ ends,
     unsigned char* __restrict__ text,
     const long long* __restrict__ text_offset,
@@ -89,7 +91,15 @@ __global__ void __launch_bounds__(128) trace_walk(
     const unsigned char* q = codes + q_start[p];
     const unsigned char* t = codes + t_start[p];
     const unsigned char* cells = flags + flag_offset[p];
-    const long long stride = row_bytes[p];
+    const int stripe_cols = columns * group;
+    const long long stripe_steps = q_len[p] + group - 1;
+    // the nibble of cell (i, j): stripe S, its thread t (K columns each) wrote row i at step
+    // i - 1 + t
+    auto flags_of = [&](int i, int j) {
+        const int S = (j - 1) / stripe_cols, within = (j - 1) - S * stripe_cols;
+        const long long step = S * stripe_steps + i - 1 + within / columns;
+        return (cells[step * (stripe_cols / 2) + within / 2] >> (4 * (within & 1))) & 0xf;
+    };
     unsigned char* out = text + text_offset[p];
     const int q_end = ends[3 * p + 1], t_end = ends[3 * p + 2];
     int i = q_end, j = t_end, state = 0, count = 0, matches = 0, mismatches = 0;
@@ -112,7 +122,7 @@ __global__ void __launch_bounds__(128) trace_walk(
             }
             break;
         }
-        const int cell = (cells[(long long)(i - 1) * stride + (j - 1) / 2] >> (4 * ((j - 1) & 1))) & 0xf;
+        const int cell = flags_of(i, j);
         if (state == 0) {
             const int source = cell & 3;
             if (source == FROM_ZERO) break;
