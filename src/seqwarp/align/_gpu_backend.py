@@ -65,7 +65,7 @@ from ..errors import InvalidParameter
 from ..sequences import SequenceBatch
 from . import _cpu_backend
 from ._host_scan import extent, gather_pairs, is_consecutive, running_cells, shape_sort, take
-from ._pools import pool
+from ._pools import pool, thread_streams
 from .plan import CallBudget, PairShapes, identity_index, score_bound, shape_key, tile_runs
 from .results import Cigars
 
@@ -566,7 +566,7 @@ class _Upload:
         size = _PIECE_BYTES
         try:
             with cp.cuda.Device(self._device):
-                stream = cp.cuda.Stream(non_blocking=True)
+                (stream,) = thread_streams(cp, self._device, 1)
                 room = min(size, max(len(x) for x in self._sources))
                 slots = [cp.cuda.alloc_pinned_memory(max(1, room)) for _ in range(2)]
                 views = [np.frombuffer(slot, np.uint8, room) for slot in slots]
@@ -981,7 +981,7 @@ def _score_part(
         gatherers = pool("gather")
         try:
             host = _pinned(cp, np.int64, (3, len(m)))
-            streams = [cp.cuda.Stream(non_blocking=True) for _ in range(_STREAMS)]
+            streams = thread_streams(cp, device, _STREAMS)
             for k, (a, b) in enumerate(stages):
                 if k == 0:
                     pairs, jobs, module = plan(a, b)

@@ -4,9 +4,12 @@ A call's pairs are planned as for scores (lane type by the overflow guard, tiles
 length: ``_gpu_backend._plan``) and run in chunks that fit device memory. For each chunk,
 ``align_fill`` runs the forward pass and keeps every cell's 4 direction flags on the device
 (a nibble per cell), then ``trace_walk`` walks them back, one thread per pair, writing the
-CIGAR text, and ``pack_text`` puts the texts side by side: only the CIGARs and 8 fields per
-pair cross to the host, on a copy stream, while the device works on the next chunk. The flags
-and the walk are ``cpu.trace``'s, so every field and CIGAR equals the CPU backend's.
+CIGAR text and the pair's fields, and ``pack_text`` puts the texts side by side. Only the
+CIGARs cross to the host chunk by chunk, on a copy stream, while the device works on the next
+chunk; the fields, column-major in the device's own order of pairs, cross once at the end,
+straight into the caller's columns. The residues go to the device on the copy threads while
+the pairs are planned. The flags and the walk are ``cpu.trace``'s, so every field and CIGAR
+equals the CPU backend's.
 
 Several devices each take a contiguous range of a call's pairs of near-equal cells, in a
 host thread of their own. Pairs with an empty side, and pairs whose flags alone would take
@@ -24,6 +27,7 @@ import numpy as np
 from .. import cuda
 from ..sequences import SequenceBatch
 from . import _cpu_backend, _gpu_backend
+from ._pools import thread_streams
 from .plan import PairShapes
 from .results import Cigars
 
@@ -60,10 +64,10 @@ def flag_bytes(m: np.ndarray, n: np.ndarray, columns: int, group: int) -> np.nda
 
 @dataclass
 class _Pending:
-    """One chunk queued on the device: its results, once ``done`` has passed."""
+    """One chunk queued on the device: its CIGARs, once ``done`` has passed (its fields go
+    straight to the device's columns of them)."""
 
     positions: np.ndarray  # the chunk's pairs, as positions in the call
-    fields: Any  # (pairs, 8) int32
     offsets: Any  # (pairs + 1) int64: each CIGAR in ``text``
     text: Any  # uint8, the CIGARs side by side
     done: Any  # CUDA event recorded after the chunk's last kernel
@@ -97,7 +101,8 @@ def align(
     firsts, (m, n, cumulative, any_empty, _) = _gpu_backend.firsts_and_shapes(
         queries, targets, q_index, t_index, shapes
     )
-    out = np.empty((len(m), _FIELDS), dtype=np.int64)
+    # column-major, as the API hands out columns
+    out = np.empty((len(m), _FIELDS), dtype=np.int64, order="F")
     parts: list[tuple[np.ndarray, Cigars]] = []
 
     def run(device: int, a: int, b: int) -> np.ndarray:
@@ -143,10 +148,15 @@ def _align_share(
 
     q_index, t_index, *firsts = share
     with cp.cuda.Device(device):
-        free = int(cp.cuda.Device().mem_info[0])
-        # the widest tile (32 threads of 16 columns) bounds every pair's flags from above
+        # what the pool holds unused is free too (it releases it when an allocation fails)
+        free = int(cp.cuda.Device().mem_info[0]) + cp.get_default_memory_pool().free_bytes()
+        # the widest tile (32 threads of 16 columns) bounds every pair's flags from above,
+        # and the longest sides bound every pair's
         both = (m > 0) & (n > 0)
-        fits = flag_bytes(m, n, 16, 32) <= free // 4
+        if len(m) and flag_bytes(m.max(), n.max(), 16, 32) <= free // 4:
+            fits = np.ones(len(m), dtype=bool)
+        else:
+            fits = flag_bytes(m, n, 16, 32) <= free // 4
         gpu = np.flatnonzero(both & fits)
         if gpu.size:
             # only the residues these pairs touch go to the device (as for scores)
@@ -168,17 +178,6 @@ def _align_share(
     return np.flatnonzero(both & ~fits)
 
 
-def _upload(cp: Any, sources: list[np.ndarray]) -> Any:
-    """The code buffers ``sources`` one after the other in one device buffer."""
-    codes = cp.empty(max(1, sum(len(x) for x in sources)), dtype=np.uint8)
-    at = 0
-    for source in sources:
-        if len(source):
-            codes[at : at + len(source)].set(np.ascontiguousarray(source))
-        at += len(source)
-    return codes
-
-
 def _align_on_device(
     cp: Any,
     sources: list[np.ndarray],
@@ -198,8 +197,12 @@ def _align_on_device(
 ) -> None:
     """Align pairs (every side non-empty) on the current device: fields into ``out`` at
     ``positions``, CIGARs appended to ``parts``. A pair's residues start at ``q_start`` and
-    ``t_start`` in ``sources`` laid end to end."""
+    ``t_start`` in ``sources`` laid end to end; they go to the device on the copy threads
+    (``_gpu_backend._Upload``) while the pairs are planned. The walk writes each pair's
+    fields into one column-major device array of the device's pairs, copied once at the end."""
     affine = gap_open != gap_extend
+    device = cp.cuda.runtime.getDevice()
+    upload = _gpu_backend._Upload(cp, device, sources, _gpu_backend._COPY_THREADS)
     launches = _gpu_backend._plan(m, n, matrix, gap_open, gap_extend, "auto")
     names = {fill_name(mode, affine, x.kernel_lane, x.columns, x.group) for x in launches}
     module = cuda.compile_module(
@@ -207,12 +210,12 @@ def _align_on_device(
     )
     walk = module.function(walk_name(mode))
     pack = module.function(_PACK)
-    codes = _upload(cp, sources)
     device_matrix = cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32))
-    stream = cp.cuda.Stream(non_blocking=True)
-    copies = cp.cuda.Stream(non_blocking=True)
+    stream, copies = thread_streams(cp, device, 2)
+    fields = cp.empty((_FIELDS, len(m)), dtype=np.int32)
     flags = None
     pending: _Pending | None = None
+    upload.wait(stream, [len(x) for x in sources])
     with stream:
         for launch in launches:
             fill = module.function(
@@ -234,10 +237,10 @@ def _align_on_device(
                         launch,
                         chunk,
                         positions[chunk],
-                        codes,
+                        upload.codes,
                         (q_start, t_start, m, n),
                         sizes[a:b],
-                        flags,
+                        (flags, fields),
                         (device_matrix, matrix.shape[0], gap_open, gap_extend),
                         stream,
                         marks,
@@ -252,11 +255,18 @@ def _align_on_device(
                     budget = max(1, need // 2)
                     continue
                 if pending is not None:
-                    parts.append(_collect(cp, pending, out, copies))
+                    parts.append(_collect(pending, copies))
                 pending = queued
                 a = b
     if pending is not None:
-        parts.append(_collect(cp, pending, out, copies))
+        parts.append(_collect(pending, copies))
+    upload.join()
+    host = fields.get(stream=stream)
+    first = int(positions[0])
+    if int(positions[-1]) - first == len(positions) - 1:  # consecutive (they increase)
+        out[first : first + len(positions)] = host.T
+    else:
+        out[positions] = host.T
 
 
 def _chunk_end(sizes: np.ndarray, start: int, budget: int) -> int:
@@ -275,15 +285,17 @@ def _run_chunk(
     codes: Any,
     pairs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     sizes: np.ndarray,
-    flags: Any,
+    buffers: tuple[Any, Any],
     scoring: tuple[Any, int, int, int],
     stream: Any,
     marks: list[tuple[str, Any]] | None,
 ) -> _Pending:
     """Queue one chunk's forward pass, walk and packing (``kernels``) on ``stream``; ``pairs``
-    holds every pair's residue starts and lengths, ``scoring`` the device matrix, alphabet
-    size and gap penalties."""
+    holds every pair's residue starts and lengths, ``buffers`` the flags and the device's
+    (8, pairs) fields (the walk writes column ``chunk[k]`` of them for the chunk's pair k),
+    ``scoring`` the device matrix, alphabet size and gap penalties."""
     fill, walk, pack = kernels
+    flags, fields = buffers
     q_start, t_start, m, n = pairs
     matrix, alpha, gap_open, gap_extend = scoring
     count = len(chunk)
@@ -293,11 +305,11 @@ def _run_chunk(
     text_offset = np.zeros(count + 1, dtype=np.int64)
     np.cumsum(2 * (cm + cn), out=text_offset[1:])
     d_q = cp.asarray(q_start[chunk])
+    d_slot = cp.asarray(chunk, dtype=np.int64)
     d_t = cp.asarray(t_start[chunk])
     d_flag_offset = cp.asarray(flag_offset)
     d_text_offset = cp.asarray(text_offset)
     ends = cp.empty((count, 3), dtype=np.int32)
-    fields = cp.empty((count, _FIELDS), dtype=np.int32)
     text = cp.empty(max(1, int(text_offset[-1])), dtype=np.uint8)
     packed = cp.empty_like(text)
     lengths = cp.empty(count, dtype=np.int32)
@@ -348,6 +360,8 @@ def _run_chunk(
             text,
             d_text_offset,
             lengths,
+            d_slot,
+            np.int64(fields.shape[1]),
             fields,
         ),
     )
@@ -355,8 +369,8 @@ def _run_chunk(
     offsets[1:] = cp.cumsum(lengths, dtype=np.int64)
     pack(*threads, (text, d_text_offset, lengths, offsets, np.int32(count), packed))
     _mark(marks, "pack", stream)
-    alive = (d_q, d_t, d_m, d_n, d_flag_offset, d_text_offset, ends, text, lengths, scratch)
-    return _Pending(positions, fields, offsets, packed, stream.record(), alive)
+    alive = (d_q, d_t, d_m, d_n, d_slot, d_flag_offset, d_text_offset, ends, text, lengths, scratch)
+    return _Pending(positions, offsets, packed, stream.record(), alive)
 
 
 def _mark(marks: list[tuple[str, Any]] | None, phase: str, stream: Any) -> None:
@@ -365,15 +379,13 @@ def _mark(marks: list[tuple[str, Any]] | None, phase: str, stream: Any) -> None:
         marks.append((phase, stream.record()))
 
 
-def _collect(cp: Any, pending: _Pending, out: np.ndarray, copies: Any) -> tuple[np.ndarray, Cigars]:
-    """Copy a chunk's results to the host on the ``copies`` stream once its kernels are done:
-    its fields into ``out``; returns its (positions, CIGARs)."""
+def _collect(pending: _Pending, copies: Any) -> tuple[np.ndarray, Cigars]:
+    """Copy a chunk's CIGARs to the host on the ``copies`` stream once its kernels are done;
+    returns its (positions, CIGARs)."""
     copies.wait_event(pending.done)
     with copies:
-        fields = pending.fields.get(stream=copies)
         offsets = pending.offsets.get(stream=copies)
         copies.synchronize()
         text = pending.text[: int(offsets[-1])].get(stream=copies)
         copies.synchronize()
-    out[pending.positions] = fields
     return pending.positions, Cigars.from_bytes(text, offsets)

@@ -68,8 +68,10 @@ __device__ __forceinline__ void put_run_reversed(unsigned char* text, int& at, i
 // columns, group  align_fill's K and G: where a cell's flags are (align_dp.cuh's layout)
 // text         per pair: 2 (m + n) bytes from text_offset[pair]; receives the CIGAR, whose
 //              length goes to text_len[pair] (a run of L operations takes at most 2 L bytes)
-// fields       per pair: score, query begin, query end, target begin, target end, operations,
-//              matches, mismatches (seqwarp.align.cpu._align_pair's fields)
+// fields       8 rows of field_stride: row k, column slot[pair] receives the pair's field k
+//              (score, query begin, query end, target begin, target end, operations, matches,
+//              mismatches: seqwarp.align.cpu._align_pair's fields), so that the host takes
+//              a whole device's fields in one copy, in its own order of pairs
 template <int MODE>
 __global__ void __launch_bounds__(128) trace_walk(
     const unsigned char* __restrict__ codes,
@@ -85,6 +87,8 @@ __global__ void __launch_bounds__(128) trace_walk(
     unsigned char* __restrict__ text,
     const long long* __restrict__ text_offset,
     int* __restrict__ text_len,
+    const long long* __restrict__ slot,
+    long long field_stride,
     int* __restrict__ fields) {
     const long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= n_pairs) return;
@@ -153,15 +157,15 @@ __global__ void __launch_bounds__(128) trace_walk(
         out[b] = x;
     }
     text_len[p] = length;
-    int* f = fields + 8 * p;
+    int* f = fields + slot[p];
     f[0] = ends[3 * p];
-    f[1] = i;
-    f[2] = q_end;
-    f[3] = j;
-    f[4] = t_end;
-    f[5] = count;
-    f[6] = matches;
-    f[7] = mismatches;
+    f[field_stride] = i;
+    f[2 * field_stride] = q_end;
+    f[3 * field_stride] = j;
+    f[4 * field_stride] = t_end;
+    f[5 * field_stride] = count;
+    f[6 * field_stride] = matches;
+    f[7 * field_stride] = mismatches;
 }
 
 // every pair's CIGAR moved next to the previous one's (packed_offset: exclusive prefix sums
