@@ -319,6 +319,7 @@ def test_traceback_leaves_empty_and_oversized_pairs_to_the_cpu(
         taken.extend(done.tolist())
         return oversized
 
+    monkeypatch.setattr(_gpu_traceback, "_out_of_memory", lambda: _DeviceFull)
     for devices in ((0,), (0, 1, 2)):
         taken.clear()
         monkeypatch.setattr(_gpu_backend, "_devices", devices)
@@ -326,6 +327,54 @@ def test_traceback_leaves_empty_and_oversized_pairs_to_the_cpu(
         fields, cigars = _gpu_traceback.align(*args)
         assert np.array_equal(fields, cpu_fields) and list(cigars) == list(cpu_cigars)
         assert 0 < len(taken) < len(args[0])
+
+
+def test_traceback_share_out_of_device_memory_runs_in_halves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A device's part that runs out of memory runs again in halves, down to parts that fit,
+    after the pool is released; CIGARs that a failed attempt had finished are not kept twice,
+    and every pair is answered once, as the CPU backend answers it."""
+    from seqwarp.align import _gpu_traceback
+
+    args = _dna_call(5, 40, "global")
+    cpu_fields, cpu_cigars = _cpu_backend.align(*args)
+    released: list[int] = []
+    attempts: list[int] = []
+
+    def device_share(device, queries, targets, share, m, n, base, scoring, out, parts, marks):
+        both = np.flatnonzero((m > 0) & (n > 0))
+        attempts.append(len(both))
+        # a part of more than 6 pairs runs out of memory once half of it has finished
+        done = base + (both[: len(both) // 2] if len(both) > 6 else both)
+        out[done] = cpu_fields[done]
+        parts.append((done, Cigars.from_strings([cpu_cigars[p] for p in done])))
+        if len(both) > 6:
+            raise _DeviceFull
+        return np.zeros(0, dtype=np.int64)
+
+    scattered: list[np.ndarray] = []
+    scatter = Cigars.scatter.__func__
+
+    def spy(cls: type, count: int, parts: list) -> Cigars:
+        # the last call is the one that gathers the device parts (the CPU's calls come first)
+        scattered[:] = [np.asarray(positions) for positions, _ in parts]
+        return scatter(cls, count, parts)
+
+    monkeypatch.setattr(_gpu_traceback, "_out_of_memory", lambda: _DeviceFull)
+    monkeypatch.setattr(_gpu_traceback, "_release", released.append)
+    monkeypatch.setattr(_gpu_traceback, "_align_share", device_share)
+    monkeypatch.setattr(Cigars, "scatter", classmethod(spy))
+    for devices in ((0,), (0, 1)):
+        released.clear()
+        attempts.clear()
+        scattered.clear()
+        monkeypatch.setattr(_gpu_backend, "_devices", devices)
+        fields, cigars = _gpu_traceback.align(*args)
+        assert np.array_equal(fields, cpu_fields) and list(cigars) == list(cpu_cigars)
+        assert max(attempts) > 6 and released and set(released) <= set(devices)
+        every = np.concatenate(scattered)
+        assert len(every) == len(np.unique(every)) == len(args[0])  # each pair once
 
 
 # --- on the GPU -------------------------------------------------------------------------

@@ -12,7 +12,9 @@ the pairs are planned. The flags and the walk are ``cpu.trace``'s, so every fiel
 equals the CPU backend's.
 
 Several devices each take a contiguous range of a call's pairs of near-equal cells, in a
-host thread of their own. Pairs with an empty side, and pairs whose flags alone would take
+host thread of their own; a range whose residues or buffers do not fit its device runs there
+in halves of near-equal cells (a chunk's flags that do not fit run as smaller chunks). Pairs
+with an empty side, and pairs whose flags alone would take
 more than a quarter of the device's free memory (a 100 kbp x 100 kbp pair takes 5 GB), are
 aligned by the CPU backend (its linear-space traceback) in the same call.
 """
@@ -20,6 +22,7 @@ aligned by the CPU backend (its linear-space traceback) in the same call.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -106,11 +109,24 @@ def align(
     parts: list[tuple[np.ndarray, Cigars]] = []
 
     def run(device: int, a: int, b: int) -> np.ndarray:
-        share = (q_index[a:b], t_index[a:b], *_gpu_backend.shifted(firsts, a))
-        return a + _align_share(
-            device, queries, targets, share, m[a:b], n[a:b], a,
-            (matrix, mode, gap_open, gap_extend), out, parts, marks,
-        )  # fmt: skip
+        """Pairs ``a:b`` on ``device``, in halves of near-equal cells where they run out of
+        its memory; a part's CIGARs count once it has finished (a failed attempt's do not)."""
+        left: list[np.ndarray] = []
+
+        def part(x: int, y: int) -> None:
+            share = (q_index[x:y], t_index[x:y], *_gpu_backend.shifted(firsts, x))
+            done: list[tuple[np.ndarray, Cigars]] = []
+            rest = _align_share(
+                device, queries, targets, share, m[x:y], n[x:y], x,
+                (matrix, mode, gap_open, gap_extend), out, done, marks,
+            )  # fmt: skip
+            parts.extend(done)
+            left.append(x + rest)
+
+        _gpu_backend._in_halves_on(
+            _out_of_memory(), part, cumulative, a, b, partial(_release, device)
+        )
+        return np.concatenate(left) if left else np.zeros(0, dtype=np.int64)
 
     too_large = _gpu_backend.on_devices(cumulative, run)
     # the pairs with an empty side (looked for only when the scan saw one), and those whose
@@ -124,6 +140,21 @@ def align(
         out[rest] = fields
         parts.append((rest, texts))
     return out, Cigars.scatter(len(m), parts)
+
+
+def _out_of_memory() -> type[BaseException]:
+    """CuPy's out-of-memory error: a device's part of a call that raises it runs in halves."""
+    import cupy as cp
+
+    return cp.cuda.memory.OutOfMemoryError
+
+
+def _release(device: int) -> None:
+    """Free the blocks CuPy's pool holds unused on ``device`` (before a part runs again)."""
+    import cupy as cp
+
+    with cp.cuda.Device(device):
+        cp.get_default_memory_pool().free_all_blocks()
 
 
 def _align_share(
