@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from oracles import biopython_score, parasail_matrix, parasail_score
 
-from seqwarp.align import Aligner, _cpu_backend
+from seqwarp.align import Aligner, _cpu_backend, cpu_lanes
 from seqwarp.scoring import Scoring
 
 MODES = ("global", "semi-global", "local")
@@ -200,3 +202,68 @@ def test_local_rows_too_long_for_exact_keys_track_by_selects(
         monkeypatch.setattr(_cpu_backend, "_LANE_GROUP_COST", 1 << 30)  # every pair one a thread
         scalar = aligner.align(queries, targets, output="ends")
         _assert_same_ends(grouped, scalar)
+
+
+def _int16_edge_pairs(rng: np.random.Generator, scoring: Scoring) -> tuple[list, list]:
+    """Pairs at the int16 lanes' bound for this scoring (every target, and the longest
+    queries, as long as the bound allows): identical pairs (the highest scores), one residue
+    against a target (the longest gaps) and unrelated pairs."""
+    letters = list(_letters(scoring)[:20])
+    worst = _cpu_backend._worst(scoring.matrix, scoring.gap_open, scoring.gap_extend)
+    n = (cpu_lanes.LIMIT16 // worst - 2) // 2  # (n + n + 1) x worst < LIMIT16
+    queries, targets = [], []
+    for k in range(60):
+        t = "".join(rng.choice(letters, n))
+        queries.append((t, t[n // 2], "".join(rng.choice(letters, n)))[k % 3])
+        targets.append(t)
+    return queries, targets
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case", ["dna-linear", "dna-affine-wide", "protein-affine"])
+def test_int16_lanes_equal_the_scalar_kernel_up_to_their_bound(
+    mode: str, case: str, rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Score-only lane groups whose values fit int16 run in int16 lanes: at the bound (the
+    highest scores, the longest gaps) every field equals the float32 lanes' and the scalar
+    kernel's."""
+    scoring = SCORINGS[case]
+    queries, targets = _int16_edge_pairs(rng, scoring)
+    aligner = Aligner(mode, scoring, device="cpu")
+    lanes_used = []
+    score_groups = cpu_lanes.score_groups
+
+    def spy(*args: object) -> object:
+        lanes_used.append(args[-2])
+        return score_groups(*args)
+
+    monkeypatch.setattr(cpu_lanes, "score_groups", spy)
+    monkeypatch.setattr(_cpu_backend, "_LANE_GROUP_COST", 0)  # lane groups whatever the count
+    short = aligner.align(queries, targets, output="ends")
+    assert lanes_used == [cpu_lanes.LANES16]
+    monkeypatch.setattr(cpu_lanes, "LIMIT16", 0)  # no group fits int16
+    wide = aligner.align(queries, targets, output="ends")
+    assert lanes_used[-1] == cpu_lanes.LANES
+    _assert_same_ends(short, wide)
+    monkeypatch.setattr(_cpu_backend, "_LANE_GROUP_COST", 1 << 30)  # every pair one a thread
+    _assert_same_ends(short, aligner.align(queries, targets, output="ends"))
+
+
+def test_int16_groups_hold_the_bound_for_their_longest_sides() -> None:
+    """A group's longest query and longest target may come from different pairs: the bound
+    holds for both together, and the groups that break it are left to float32 lanes."""
+    worst = 2
+    room = cpu_lanes.LIMIT16 // worst
+    # pairs each within the bound, grouped by target: long targets with short queries,
+    # then one group mixing a long query with a long target
+    q_len = np.array([10] * 200 + [room - 600] + [10] * 127 + [20] * 300)
+    t_len = np.array([room - 600] * 200 + [500] + [room - 700] * 127 + [30] * 300)
+    assert np.all(cpu_lanes.int16_safe(q_len, t_len, worst))
+    eligible = np.ones(len(q_len), dtype=bool)
+    order, offsets = _cpu_backend._int16_plan(eligible, q_len, t_len, worst)
+    for a, b in itertools.pairwise(offsets):
+        members = order[a:b]
+        assert 0 < b - a <= cpu_lanes.LANES16
+        assert cpu_lanes.int16_safe(q_len[members].max(), t_len[members].max(), worst)
+    assert 200 not in set(order.tolist())  # its group mixes room - 600 with room - 700
+    assert len(order) >= 300

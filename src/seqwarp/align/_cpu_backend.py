@@ -40,12 +40,30 @@ def prepare(threads: int | None) -> CallBudget:
 
 
 def _lane_plan(
-    eligible: np.ndarray, q_len: np.ndarray, t_len: np.ndarray
+    eligible: np.ndarray, q_len: np.ndarray, t_len: np.ndarray, lanes: int = cpu_lanes.LANES
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Lane groups over the eligible pairs: (pair order, group offsets)."""
-    order, offsets = lane_groups(q_len, t_len, cpu_lanes.LANES)
+    """Groups of ``lanes`` over the eligible pairs: (pair order, group offsets)."""
+    order = lane_groups(q_len, t_len, lanes)[0]
     order = order[eligible[order]]
-    return order, np.unique(np.minimum(offsets, len(order)))
+    return order, np.append(np.arange(0, len(order), lanes, dtype=np.int64), len(order))
+
+
+def _int16_plan(
+    eligible: np.ndarray, q_len: np.ndarray, t_len: np.ndarray, worst: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The score-only groups of ``cpu_lanes.LANES16`` eligible pairs whose values fit int16
+    lanes (the bound holds for the group's longest query and target together): (pair order,
+    group offsets)."""
+    order, offsets = _lane_plan(eligible, q_len, t_len, cpu_lanes.LANES16)
+    if len(order) == 0:
+        return order, offsets[:1]
+    starts = offsets[:-1]
+    fits = cpu_lanes.int16_safe(
+        np.maximum.reduceat(q_len[order], starts), np.maximum.reduceat(t_len[order], starts), worst
+    )
+    sizes = np.diff(offsets)[fits]
+    kept = np.repeat(fits, np.diff(offsets))
+    return order[kept], np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
 
 
 def _lane_params(params: np.ndarray, matrix: np.ndarray) -> np.ndarray:
@@ -55,11 +73,15 @@ def _lane_params(params: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     return np.array([*params, fused is not None, *(fused or (0, 0))], dtype=np.int64)
 
 
+def _worst(matrix: np.ndarray, gap_open: int, gap_extend: int) -> int:
+    """The largest score or gap cost: a DP value changes by at most this a cell."""
+    return max(int(np.abs(matrix).max()), gap_open, gap_extend)
+
+
 def _lane_eligible(
     q_len: np.ndarray, t_len: np.ndarray, matrix: np.ndarray, gap_open: int, gap_extend: int
 ) -> np.ndarray:
-    worst = max(int(np.abs(matrix).max()), gap_open, gap_extend)
-    return cpu_lanes.lane_safe(q_len, t_len, worst)
+    return cpu_lanes.lane_safe(q_len, t_len, _worst(matrix, gap_open, gap_extend))
 
 
 def _lanes_pay(count: int, threads: int) -> bool:
@@ -82,8 +104,9 @@ def score(
     """``(n, 3)`` int64 array: score, query end, target end.
 
     Pairs whose values are exact in float32 go through the inter-pair SIMD kernel, unless
-    they are too few to fill lane groups for the threads; the rest (very long pairs or huge
-    scores) through the scalar int32 kernel. Both give equal results.
+    they are too few to fill lane groups for the threads: in int16 lanes where a group's
+    values fit them, else in float32 lanes; the rest (very long pairs or huge scores) through
+    the scalar int32 kernel. All give equal results.
     """
     out = np.empty((len(q_index), 3), dtype=np.int64)
     params = _params(mode, gap_open, gap_extend)
@@ -95,18 +118,21 @@ def score(
     slow = np.flatnonzero(~fast)
     args = (queries.codes, queries.offsets, targets.codes, targets.offsets)
     if fast.any():
-        order, offsets = _lane_plan(fast, q_len, t_len)
+        short, short_offsets = _int16_plan(fast, q_len, t_len, _worst(matrix, gap_open, gap_extend))
+        rest = fast.copy()
+        rest[short] = False
+        order, offsets = _lane_plan(rest, q_len, t_len)
+        lane_params = _lane_params(params, matrix)
         with numba.parallel_chunksize(1):
-            cpu_lanes.score_groups(
-                *args,
-                q_index,
-                t_index,
-                order,
-                offsets,
-                matrix.astype(np.float32),
-                _lane_params(params, matrix),
-                out,
-            )
+            for lanes, lane_type, o, g in (
+                (cpu_lanes.LANES16, np.int16, short, short_offsets),
+                (cpu_lanes.LANES, np.float32, order, offsets),
+            ):
+                if len(o):
+                    cpu_lanes.score_groups(
+                        *args, q_index, t_index, o, g, matrix.astype(lane_type), lane_params,
+                        out, lanes, lane_type(0),
+                    )  # fmt: skip
     if slow.size:
         part = np.empty((slow.size, 3), dtype=np.int64)
         with numba.parallel_chunksize(_CHUNK):

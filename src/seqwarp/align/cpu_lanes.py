@@ -1,10 +1,15 @@
 """Inter-pair SIMD scoring on the CPU: ``LANES`` pairs advance through the DP in lockstep.
 
 The recurrence and tie rules are those of :mod:`seqwarp.align.cpu`; only the layout differs.
-Pairs of similar lengths are padded into a group; every DP quantity is a ``float32`` row of
-``LANES`` values, which LLVM turns into AVX/AVX-512 vector instructions. ``float32`` holds
-every integer below 2**24 exactly, so a group is sent here only when ``(m + n) * max|score|``
-stays far below that (:func:`lane_safe`); other pairs take the scalar int32 kernels.
+Pairs of similar lengths are padded into a group; every DP quantity is a row of one value a
+lane, which LLVM turns into AVX/AVX-512 vector instructions. Two lane types: ``float32``
+(``LANES`` a group) holds every integer below 2**24 exactly, so a group is sent here only when
+``(m + n) * max|score|`` stays far below that (:func:`lane_safe`; other pairs take the scalar
+int32 kernels); score-only groups whose values stay below 2**13 use ``int16`` lanes
+(``LANES16`` a group: twice the lanes a vector, and twice the groups' lanes to keep as many
+vectors in flight along a row's carried dependency). The lane type is the type of the
+arrays and of the ``lane_zero`` argument; :func:`_lane` keeps arithmetic in it (numba would
+widen int16 sums to int64, which stops the loops vectorising).
 
 Layout: the working array ``C`` holds what passes from row to row, one block of ``2 * LANES``
 floats per target column ``j``: ``H`` (the current row, or the previous one before column ``j``
@@ -22,7 +27,8 @@ Index letters: ``g`` = group, ``lane`` = pair within a group, ``i`` = query row,
 from __future__ import annotations
 
 import numpy as np
-from numba import literally
+from numba import literally, types
+from numba.extending import overload
 
 from .._jit import jit, parallel_jit, prange
 from .cpu import (
@@ -42,6 +48,13 @@ LANES = 64
 BLOCK = 2 * LANES  # H, E of one column
 EXACT_LIMIT = 1 << 20  # |values| stay below this: exact in float32 with ample margin
 NEG = np.float32(-(1 << 23))
+# int16 lanes (score only): (M + N + 1) x the largest score or gap cost of a group stays below
+# LIMIT16, so every H, E, F stays above -LIMIT16, a padded cell's diagonal plus PAD16 above
+# -2 * LIMIT16 and a local padded cell below zero; NEG16 - a gap cost stays far from -32768
+LANES16 = 128
+LIMIT16 = 1 << 13
+NEG16 = np.int16(-(1 << 14))
+PAD16 = np.int16(-LIMIT16)
 # float32 holds every integer below this exactly (local rows' best-of-row keys stay below it)
 EXACT_KEYS = 1 << 24
 # how a row keeps each lane's maximum and its first column (see _track)
@@ -52,6 +65,51 @@ PAD_CODE = np.float32(5.0)  # DNA target padding (the alphabet's size) in the ma
 U = np.uint64
 # profile codes from which a row's substitution scores are gathered rather than selected
 GATHER_FROM_CODES = 12
+
+
+def _lane(x, like):
+    """``x`` in the lane type of ``like`` (``float32`` or ``int16``)."""
+    return type(like)(x)
+
+
+@overload(_lane)
+def _lane_compiled(x, like):
+    if isinstance(like, types.Integer):
+        return lambda x, like: np.int16(x)
+    return lambda x, like: np.float32(x)
+
+
+def _neg(like):
+    """Minus infinity of the lane type of ``like``."""
+    return NEG16 if isinstance(like, np.integer) else NEG
+
+
+@overload(_neg)
+def _neg_compiled(like):
+    neg = NEG16 if isinstance(like, types.Integer) else NEG
+    return lambda like: neg
+
+
+def _pad(like):
+    """The target padding's substitution score in the lane type of ``like``."""
+    return PAD16 if isinstance(like, np.integer) else PAD_SCORE
+
+
+@overload(_pad)
+def _pad_compiled(like):
+    pad = PAD16 if isinstance(like, types.Integer) else PAD_SCORE
+    return lambda like: pad
+
+
+def _keyed(like):
+    """Whether local rows may keep their best as keys (float32 lanes only, see _track)."""
+    return not isinstance(like, np.integer)
+
+
+@overload(_keyed)
+def _keyed_compiled(like):
+    keyed = not isinstance(like, types.Integer)
+    return lambda like: keyed
 
 
 def match_mismatch(matrix: np.ndarray) -> tuple[int, int] | None:
@@ -70,19 +128,25 @@ def lane_safe(q_len: np.ndarray, t_len: np.ndarray, worst: int) -> np.ndarray:
     return (q_len + t_len + 1) * max(worst, 1) < EXACT_LIMIT
 
 
+def int16_safe(q_len: np.ndarray, t_len: np.ndarray, worst: int) -> np.ndarray:
+    """Lane groups (their longest query and target) whose DP values fit int16 lanes."""
+    return (q_len + t_len + 1) * max(worst, 1) < LIMIT16
+
+
 @jit
-def _substitutions(sub, t_pad, prof, n, codes):
+def _substitutions(sub, t_pad, prof, n, codes, lanes):
     """``sub[j, lane]`` = score of this row's query residue against ``t[j]`` in lane ``lane``.
 
     A select per residue code rather than a gather, and float codes rather than bytes: both
     keep the loop vectorized. Small alphabets only (see :func:`_gathered_substitutions`).
     """
+    literally(lanes)
     for j in range(n):
-        base = U(j * LANES)
+        base = U(j * lanes)
         for c in range(codes):
-            code = np.float32(c)
-            row = U(c * LANES)
-            for lane_index in range(LANES):
+            code = _lane(c, prof[0])
+            row = U(c * lanes)
+            for lane_index in range(lanes):
                 lane = U(lane_index)
                 s = prof[row + lane]
                 old = sub[base + lane]
@@ -90,18 +154,18 @@ def _substitutions(sub, t_pad, prof, n, codes):
 
 
 @jit
-def _gathered_substitutions(sub, t_slot, prof, n):
+def _gathered_substitutions(sub, t_slot, prof, n, lanes):
     """:func:`_substitutions` as a gather from the row's profile at each cell's slot (target
     code x ``LANES`` + lane). Measured on AVX-512, one thread: with 25 protein codes the
     gather is faster (2,000 pairs of about 300 x 250, BLOSUM62 11/1: local 0.22 -> 0.19 s,
     global 0.19 -> 0.15-0.17 s), with 6 DNA codes slower (2,000 pairs of 512 bp on 2 threads:
     155 -> 306 ms); GATHER_FROM_CODES splits the two."""
-    for k in range(n * LANES):
+    for k in range(n * lanes):
         sub[k] = prof[t_slot[k]]
 
 
 @jit
-def _cell(C, b, R, lane, s, gap_open, gap_extend, floor, linear):
+def _cell(C, b, R, lane, s, gap_open, gap_extend, floor, linear, lanes):
     """One lane's cell of column block ``b`` (the left neighbour in the carries ``R``: ``H``,
     ``F``, then the diagonal), substitution ``s``.
 
@@ -114,19 +178,19 @@ def _cell(C, b, R, lane, s, gap_open, gap_extend, floor, linear):
     up = C[b + lane]
     if linear:
         e_opened = True
-        e = up - gap_open
+        e = _lane(up - gap_open, up)
         f_opened = True
-        f = R[lane] - gap_open
+        f = _lane(R[lane] - gap_open, up)
     else:
-        x = up - gap_open
-        y = C[b + U(LANES) + lane] - gap_extend
+        x = _lane(up - gap_open, up)
+        y = _lane(C[b + U(lanes) + lane] - gap_extend, up)
         e_opened = x >= y
         e = x if e_opened else y
-        x2 = R[lane] - gap_open
-        y2 = R[U(LANES) + lane] - gap_extend
+        x2 = _lane(R[lane] - gap_open, up)
+        y2 = _lane(R[U(lanes) + lane] - gap_extend, up)
         f_opened = x2 >= y2
         f = x2 if f_opened else y2
-    h = R[U(2 * LANES) + lane] + s
+    h = _lane(R[U(2 * lanes) + lane] + s, up)
     from_e = e > h
     h = e if from_e else h
     source = np.float32(FROM_E) if from_e else np.float32(FROM_DIAG)
@@ -138,12 +202,12 @@ def _cell(C, b, R, lane, s, gap_open, gap_extend, floor, linear):
     source = np.float32(FROM_ZERO) if zero else source
     flags = source + (np.float32(E_OPENED) if e_opened else np.float32(0.0))
     flags = flags + (np.float32(F_OPENED) if f_opened else np.float32(0.0))
-    R[U(2 * LANES) + lane] = up
+    R[U(2 * lanes) + lane] = up
     R[lane] = h
     C[b + lane] = h
     if not linear:
-        C[b + U(LANES) + lane] = e
-        R[U(LANES) + lane] = f
+        C[b + U(lanes) + lane] = e
+        R[U(lanes) + lane] = f
     return h, flags
 
 
@@ -152,7 +216,7 @@ def _match_score(t, q, match, mismatch):
     """DNA match/mismatch score of target code ``t`` against query code ``q`` (``N`` is -1 in
     the query, so it equals no target code; target padding scores ``PAD_SCORE``)."""
     s = match if t == q else mismatch
-    return PAD_SCORE if t == PAD_CODE else s
+    return _pad(s) if t == _lane(PAD_CODE, t) else s
 
 
 @jit
@@ -174,28 +238,30 @@ def _track(row_max, row_arg, lane, h, fj, track, scale):
 @jit
 def _unpack_keys(row_max, row_arg, scale):
     """Row maxima kept as keys ``h * scale - j`` (``1 <= j < scale``) back to ``h`` and ``j``."""
-    for lane in range(LANES):
+    for lane in range(len(row_max)):
         h = np.floor(row_max[lane] / scale) + np.float32(1.0)
         row_arg[lane] = h * scale - row_max[lane]
         row_max[lane] = h
 
 
 @jit
-def _row(C, R, sub, gap_open, gap_extend, floor, n, track, scale, row_max, row_arg, linear):
-    """One DP row over columns ``1..n`` for all lanes, substitutions from ``sub``, keeping
-    each lane's row maximum and its first column as ``track`` says (:func:`_track`)."""
+def _row(C, R, sub, gap_open, gap_extend, floor, n, track, scale, row_max, row_arg, linear, lanes):
+    """One DP row over columns ``1..n`` for all ``lanes`` lanes, substitutions from ``sub``,
+    keeping each lane's row maximum and its first column as ``track`` says (:func:`_track`)."""
     literally(linear)
     literally(track)
-    for lane_index in range(LANES):
-        row_max[lane_index] = NEG
-        row_arg[lane_index] = 0.0
+    literally(lanes)
+    for lane_index in range(lanes):
+        row_max[lane_index] = _neg(row_max[0])
+        row_arg[lane_index] = _lane(0, row_arg[0])
     for j0 in range(1, n + 1):
-        b = U(j0 * BLOCK)
-        s_base = U((j0 - 1) * LANES)
-        fj = np.float32(j0)
-        for lane_index in range(LANES):
+        b = U(j0 * 2 * lanes)
+        s_base = U((j0 - 1) * lanes)
+        fj = _lane(j0, row_arg[0])
+        for lane_index in range(lanes):
             lane = U(lane_index)
-            h, _ = _cell(C, b, R, lane, sub[s_base + lane], gap_open, gap_extend, floor, linear)
+            s = sub[s_base + lane]
+            h, _ = _cell(C, b, R, lane, s, gap_open, gap_extend, floor, linear, lanes)
             _track(row_max, row_arg, lane, h, fj, track, scale)
 
 
@@ -213,7 +279,8 @@ def _row_flags(C, R, sub, gap_open, gap_extend, floor, n, bits, row_base, linear
         f_base = U(row_base + j0 * LANES)
         for lane_index in range(LANES):
             lane = U(lane_index)
-            _, flags = _cell(C, b, R, lane, sub[s_base + lane], gap_open, gap_extend, floor, linear)
+            s = sub[s_base + lane]
+            _, flags = _cell(C, b, R, lane, s, gap_open, gap_extend, floor, linear, LANES)
             bits[f_base + lane] = np.uint8(flags)
 
 
@@ -234,6 +301,7 @@ def _row_match(
     row_max,
     row_arg,
     linear,
+    lanes,
 ):
     """One DP row for match/mismatch DNA scoring, scores formed inline (no substitution pass).
 
@@ -242,17 +310,18 @@ def _row_match(
     """
     literally(linear)
     literally(track)
-    for lane_index in range(LANES):
-        row_max[lane_index] = NEG
-        row_arg[lane_index] = 0.0
+    literally(lanes)
+    for lane_index in range(lanes):
+        row_max[lane_index] = _neg(row_max[0])
+        row_arg[lane_index] = _lane(0, row_arg[0])
     for j0 in range(1, n + 1):
-        b = U(j0 * BLOCK)
-        s_base = U((j0 - 1) * LANES)
-        fj = np.float32(j0)
-        for lane_index in range(LANES):
+        b = U(j0 * 2 * lanes)
+        s_base = U((j0 - 1) * lanes)
+        fj = _lane(j0, row_arg[0])
+        for lane_index in range(lanes):
             lane = U(lane_index)
             s = _match_score(t_pad[s_base + lane], q_row[lane], match, mismatch)
-            h, _ = _cell(C, b, R, lane, s, gap_open, gap_extend, floor, linear)
+            h, _ = _cell(C, b, R, lane, s, gap_open, gap_extend, floor, linear, lanes)
             _track(row_max, row_arg, lane, h, fj, track, scale)
 
 
@@ -269,7 +338,7 @@ def _row_match_flags(
         for lane_index in range(LANES):
             lane = U(lane_index)
             s = _match_score(t_pad[s_base + lane], q_row[lane], match, mismatch)
-            _, flags = _cell(C, b, R, lane, s, gap_open, gap_extend, floor, linear)
+            _, flags = _cell(C, b, R, lane, s, gap_open, gap_extend, floor, linear, LANES)
             bits[f_base + lane] = np.uint8(flags)
 
 
@@ -278,13 +347,14 @@ def _row_best(C, n, row_max, row_arg):
     """Per lane: the largest ``H`` of this row and its first column. Columns past a lane's
     target need no bound: a padding cell is a real cell's value less gap costs (its
     substitutions score PAD_SCORE), so it stays below the best of the rows so far or of this
-    row's real cells, and never becomes the lane's best."""
+    row's real cells, and never becomes the lane's best. Float32 lanes (the flag-keeping
+    rows)."""
     for lane in range(LANES):
-        row_max[lane] = NEG
-        row_arg[lane] = 0.0
+        row_max[lane] = _neg(row_max[0])
+        row_arg[lane] = _lane(0, row_arg[0])
     for j0 in range(1, n + 1):
         b = U(j0 * BLOCK)
-        column = np.float32(j0)
+        column = _lane(j0, row_arg[0])
         for lane_index in range(LANES):
             lane = U(lane_index)
             h = C[b + lane]
@@ -294,10 +364,10 @@ def _row_best(C, n, row_max, row_arg):
 
 
 @jit
-def _group_shape(q_offsets, t_offsets, q_index, t_index, members):
-    """Query and target lengths of a group's lanes (zero past its last member)."""
-    q_len = np.zeros(LANES, np.int64)
-    t_len = np.zeros(LANES, np.int64)
+def _group_shape(q_offsets, t_offsets, q_index, t_index, members, lanes):
+    """Query and target lengths of a group's ``lanes`` lanes (zero past its last member)."""
+    q_len = np.zeros(lanes, np.int64)
+    t_len = np.zeros(lanes, np.int64)
     for lane in range(len(members)):
         p = members[lane]
         q_len[lane] = q_offsets[q_index[p] + 1] - q_offsets[q_index[p]]
@@ -307,96 +377,114 @@ def _group_shape(q_offsets, t_offsets, q_index, t_index, members):
 
 @jit
 def _forward(
-    q_codes, q_offsets, t_codes, t_offsets, q_index, t_index, members, matrix, params, bits, linear
+    q_codes,
+    q_offsets,
+    t_codes,
+    t_offsets,
+    q_index,
+    t_index,
+    members,
+    matrix,
+    params,
+    bits,
+    linear,
+    lanes,
+    lane_zero,
 ):
-    """The DP of one group of up to ``LANES`` pairs (``members`` index the pair list).
+    """The DP of one group of up to ``lanes`` pairs (``members`` index the pair list), in
+    lanes of the type of ``lane_zero`` (float32, or int16 for scores only).
 
     Returns ``ends[lane] = (score, query end, target end)``. When ``bits`` is not empty it
-    receives every cell's direction flags, row ``i`` at ``(i - 1) * (n + 1) * LANES``.
-    ``linear`` (equal gap costs) is a compile-time constant selecting the linear recurrence.
+    receives every cell's direction flags, row ``i`` at ``(i - 1) * (n + 1) * LANES`` (float32
+    lanes, ``LANES`` of them). ``linear`` (equal gap costs) and ``lanes`` are compile-time
+    constants.
     """
     literally(linear)
-    mode, gap_open, gap_extend = params[0], np.float32(params[1]), np.float32(params[2])
+    literally(lanes)
+    block = 2 * lanes
+    mode = params[0]
+    gap_open, gap_extend = _lane(params[1], lane_zero), _lane(params[2], lane_zero)
+    neg = _neg(lane_zero)
     size = len(members)
     alphabet = matrix.shape[0]
-    q_len, t_len = _group_shape(q_offsets, t_offsets, q_index, t_index, members)
+    q_len, t_len = _group_shape(q_offsets, t_offsets, q_index, t_index, members, lanes)
     store = bits.size > 0
     m = q_len.max()
     n = t_len.max()
     # padded, lane-minor residues. Query padding (code 0) only fills rows past a lane's end,
     # which no result reads; target padding is an extra code scoring PAD_SCORE against
     # everything, so padded cells always score below the lane's own cells.
-    q_pad = np.zeros(m * LANES, np.uint8)
-    t_pad = np.full(n * LANES, np.float32(alphabet), np.float32)
+    q_pad = np.zeros(m * lanes, np.uint8)
+    t_pad = np.full(n * lanes, _lane(alphabet, lane_zero))
     for lane in range(size):
         p = members[lane]
         qs = q_offsets[q_index[p]]
         ts = t_offsets[t_index[p]]
         for i in range(q_len[lane]):
-            q_pad[i * LANES + lane] = q_codes[qs + i]
+            q_pad[i * lanes + lane] = q_codes[qs + i]
         for j in range(t_len[lane]):
-            t_pad[j * LANES + lane] = t_codes[ts + j]
-    C = np.empty((n + 1) * BLOCK, np.float32)
-    R = np.empty(3 * LANES, np.float32)
+            t_pad[j * lanes + lane] = t_codes[ts + j]
+    C = np.full((n + 1) * block, lane_zero)
+    R = np.full(3 * lanes, lane_zero)
     for j in range(n + 1):
-        v = np.float32(0.0)
+        v = lane_zero
         if mode == GLOBAL and j > 0:
-            v = -(gap_open + (j - 1) * gap_extend)
-        for lane in range(LANES):
-            C[j * BLOCK + lane] = v
-            C[j * BLOCK + LANES + lane] = NEG
-    prof = np.full((alphabet + 1) * LANES, PAD_SCORE, np.float32)
-    # large alphabets gather the profile at each cell's slot (code x LANES + lane)
+            v = _lane(-(params[1] + (j - 1) * params[2]), lane_zero)
+        for lane in range(lanes):
+            C[j * block + lane] = v
+            C[j * block + lanes + lane] = neg
+    prof = np.full((alphabet + 1) * lanes, _pad(lane_zero))
+    # large alphabets gather the profile at each cell's slot (code x lanes + lane)
     gather = params[3] != 1 and alphabet + 1 > GATHER_FROM_CODES
-    t_slot = np.empty(n * LANES if gather else 0, np.int32)
+    t_slot = np.empty(n * lanes if gather else 0, np.int32)
     for k in range(len(t_slot)):
-        t_slot[k] = np.int32(t_pad[k]) * LANES + k % LANES
-    sub = np.empty(max(n, 1) * LANES, np.float32)
-    floor = np.float32(0.0) if mode == LOCAL else NEG
-    best = np.full(LANES, NEG, np.float32)
+        t_slot[k] = np.int32(t_pad[k]) * lanes + k % lanes
+    sub = np.full(max(n, 1) * lanes, lane_zero)
+    floor = lane_zero if mode == LOCAL else neg
+    best = np.full(lanes, neg)
     if mode == LOCAL:
-        best[:] = 0.0
-    row_max = np.empty(LANES, np.float32)
-    row_arg = np.empty(LANES, np.float32)
+        best[:] = lane_zero
+    row_max = np.full(lanes, lane_zero)
+    row_arg = np.full(lanes, lane_zero)
     # local: a row's best kept as keys h * scale - j (see _track) where they stay exact: h is
     # at most the best substitution score times the shorter side
     scale = np.float32(0.0)
-    if mode == LOCAL:
+    if mode == LOCAL and _keyed(lane_zero):
         width = 1
         while width <= n:
             width *= 2
         top = max(np.float64(matrix.max()), 0.0) * min(m, n)
         if (top + 1) * width < EXACT_KEYS:
             scale = np.float32(width)
-    best_i = np.zeros(LANES, np.int64)
-    best_j = np.zeros(LANES, np.int64)
+    best_i = np.zeros(lanes, np.int64)
+    best_j = np.zeros(lanes, np.int64)
     matched = params[3] == 1
-    match = np.float32(params[4])
-    mismatch = np.float32(params[5])
-    q_row = np.empty(LANES, np.float32)
+    match = _lane(params[4], lane_zero)
+    mismatch = _lane(params[5], lane_zero)
+    q_row = np.full(lanes, lane_zero)
     for i in range(1, m + 1):
         if matched:
-            for lane in range(LANES):
-                code = q_pad[(i - 1) * LANES + lane]
-                q_row[lane] = np.float32(-1.0) if code == 4 else np.float32(code)
+            for lane in range(lanes):
+                code = q_pad[(i - 1) * lanes + lane]
+                q_row[lane] = _lane(-1, lane_zero) if code == 4 else _lane(code, lane_zero)
         else:
             for c in range(alphabet):
-                for lane in range(LANES):
-                    prof[c * LANES + lane] = matrix[q_pad[(i - 1) * LANES + lane], c]
+                for lane in range(lanes):
+                    prof[c * lanes + lane] = matrix[q_pad[(i - 1) * lanes + lane], c]
             if gather:
-                _gathered_substitutions(sub, t_slot, prof, n)
+                _gathered_substitutions(sub, t_slot, prof, n, lanes)
             else:
-                _substitutions(sub, t_pad, prof, n, alphabet + 1)
-        edge = np.float32(0.0)
+                _substitutions(sub, t_pad, prof, n, alphabet + 1, lanes)
+        edge = lane_zero
         if mode == GLOBAL:
-            edge = -(gap_open + (i - 1) * gap_extend)
+            edge = _lane(-(params[1] + (i - 1) * params[2]), lane_zero)
         # column 0: the carries start from it (H, F = minus infinity, the diagonal)
-        for lane in range(LANES):
-            R[2 * LANES + lane] = C[lane]
+        for lane in range(lanes):
+            R[2 * lanes + lane] = C[lane]
             C[lane] = edge
             R[lane] = edge
-            R[LANES + lane] = NEG
-        row_base = (i - 1) * (n + 1) * LANES
+            R[lanes + lane] = neg
+        row_base = (i - 1) * (n + 1) * lanes
         if matched and store:
             _row_match_flags(
                 C,
@@ -418,34 +506,34 @@ def _forward(
             if scale > 0:
                 _row_match(
                     C, R, q_row, t_pad, match, mismatch, gap_open, gap_extend, floor, n,
-                    TRACK_KEYS, scale, row_max, row_arg, linear,
+                    TRACK_KEYS, scale, row_max, row_arg, linear, lanes,
                 )  # fmt: skip
             elif mode == LOCAL:
                 _row_match(
                     C, R, q_row, t_pad, match, mismatch, gap_open, gap_extend, floor, n,
-                    TRACK_SELECT, scale, row_max, row_arg, linear,
+                    TRACK_SELECT, scale, row_max, row_arg, linear, lanes,
                 )  # fmt: skip
             else:
                 _row_match(
                     C, R, q_row, t_pad, match, mismatch, gap_open, gap_extend, floor, n,
-                    NO_TRACK, scale, row_max, row_arg, linear,
+                    NO_TRACK, scale, row_max, row_arg, linear, lanes,
                 )  # fmt: skip
         elif store:
             _row_flags(C, R, sub, gap_open, gap_extend, floor, n, bits, row_base, linear)
         elif scale > 0:
             _row(
                 C, R, sub, gap_open, gap_extend, floor, n,
-                TRACK_KEYS, scale, row_max, row_arg, linear,
+                TRACK_KEYS, scale, row_max, row_arg, linear, lanes,
             )  # fmt: skip
         elif mode == LOCAL:
             _row(
                 C, R, sub, gap_open, gap_extend, floor, n,
-                TRACK_SELECT, scale, row_max, row_arg, linear,
+                TRACK_SELECT, scale, row_max, row_arg, linear, lanes,
             )  # fmt: skip
         else:
             _row(
                 C, R, sub, gap_open, gap_extend, floor, n,
-                NO_TRACK, scale, row_max, row_arg, linear,
+                NO_TRACK, scale, row_max, row_arg, linear, lanes,
             )  # fmt: skip
         # end-cell bookkeeping, row-major first occurrence of the best (cpu._finish's rule)
         if mode == LOCAL:
@@ -463,22 +551,22 @@ def _forward(
                 if (
                     i < q_len[lane]
                     and t_len[lane] > 0
-                    and C[t_len[lane] * BLOCK + lane] > best[lane]
+                    and C[t_len[lane] * block + lane] > best[lane]
                 ):
-                    best[lane] = C[t_len[lane] * BLOCK + lane]
+                    best[lane] = C[t_len[lane] * block + lane]
                     best_i[lane] = i
                     best_j[lane] = t_len[lane]
                 elif i == q_len[lane]:
                     for j in range(1, t_len[lane] + 1):
-                        if C[j * BLOCK + lane] > best[lane]:
-                            best[lane] = C[j * BLOCK + lane]
+                        if C[j * block + lane] > best[lane]:
+                            best[lane] = C[j * block + lane]
                             best_i[lane] = i
                             best_j[lane] = j
         else:
             for lane in range(size):
                 if i == q_len[lane]:
-                    best[lane] = C[t_len[lane] * BLOCK + lane]
-    ends = np.zeros((LANES, 3), np.int64)
+                    best[lane] = C[t_len[lane] * block + lane]
+    ends = np.zeros((lanes, 3), np.int64)
     for lane in range(size):
         if mode == GLOBAL:
             if q_len[lane] > 0:
@@ -499,7 +587,18 @@ def _forward(
 
 @jit
 def _forward_resolved(
-    q_codes, q_offsets, t_codes, t_offsets, q_index, t_index, members, matrix, params, bits
+    q_codes,
+    q_offsets,
+    t_codes,
+    t_offsets,
+    q_index,
+    t_index,
+    members,
+    matrix,
+    params,
+    bits,
+    lanes,
+    lane_zero,
 ):
     """:func:`_forward` with the gap model turned into a compile-time constant."""
     if params[1] == params[2]:
@@ -515,6 +614,8 @@ def _forward_resolved(
             params,
             bits,
             True,
+            lanes,
+            lane_zero,
         )
     return _forward(
         q_codes,
@@ -528,6 +629,8 @@ def _forward_resolved(
         params,
         bits,
         False,
+        lanes,
+        lane_zero,
     )
 
 
@@ -544,8 +647,12 @@ def score_groups(
     matrix,
     params,
     out,
+    lanes,
+    lane_zero,
 ):
-    """Score pairs ``order[group_offsets[g]:group_offsets[g + 1]]`` as lane groups, in parallel."""
+    """Score pairs ``order[group_offsets[g]:group_offsets[g + 1]]`` as groups of ``lanes``
+    lanes of the type of ``lane_zero`` (``matrix`` in that type), in parallel."""
+    literally(lanes)
     for g in prange(len(group_offsets) - 1):
         members = order[group_offsets[g] : group_offsets[g + 1]]
         no_bits = np.empty(0, np.uint8)
@@ -560,6 +667,8 @@ def score_groups(
             matrix,
             params,
             no_bits,
+            lanes,
+            lane_zero,
         )
         for lane in range(len(members)):
             for f in range(3):
@@ -587,12 +696,13 @@ def align_groups(
     mode = params[0]
     for g in prange(len(group_offsets) - 1):
         members = order[group_offsets[g] : group_offsets[g + 1]]
-        q_len, t_len = _group_shape(q_offsets, t_offsets, q_index, t_index, members)
+        q_len, t_len = _group_shape(q_offsets, t_offsets, q_index, t_index, members, LANES)
         n = t_len.max()
         bits = np.empty(max(q_len.max() * (n + 1) * LANES, 1), np.uint8)
         ends = _forward_resolved(
-            q_codes, q_offsets, t_codes, t_offsets, q_index, t_index, members, matrix, params, bits
-        )
+            q_codes, q_offsets, t_codes, t_offsets, q_index, t_index, members, matrix, params,
+            bits, LANES, np.float32(0.0),
+        )  # fmt: skip
         walk = np.zeros(6, np.int64)
         for lane in range(len(members)):
             p = members[lane]
