@@ -230,20 +230,21 @@ def test_int16_lanes_equal_the_scalar_kernel_up_to_their_bound(
     scoring = SCORINGS[case]
     queries, targets = _int16_edge_pairs(rng, scoring)
     aligner = Aligner(mode, scoring, device="cpu")
-    lanes_used = []
-    score_groups = cpu_lanes.score_groups
+    kernels_used = []
+    for name in ("score_groups", "score_groups_int16"):
+        kernel = getattr(cpu_lanes, name)
 
-    def spy(*args: object) -> object:
-        lanes_used.append(args[-2])
-        return score_groups(*args)
+        def spy(*args: object, kernel: object = kernel, name: str = name) -> object:
+            kernels_used.append(name)
+            return kernel(*args)
 
-    monkeypatch.setattr(cpu_lanes, "score_groups", spy)
+        monkeypatch.setattr(cpu_lanes, name, spy)
     monkeypatch.setattr(_cpu_backend, "_LANE_GROUP_COST", 0)  # lane groups whatever the count
     short = aligner.align(queries, targets, output="ends")
-    assert lanes_used == [cpu_lanes.LANES16]
+    assert kernels_used == ["score_groups_int16"]
     monkeypatch.setattr(cpu_lanes, "LIMIT16", 0)  # no group fits int16
     wide = aligner.align(queries, targets, output="ends")
-    assert lanes_used[-1] == cpu_lanes.LANES
+    assert kernels_used[-1] == "score_groups"
     _assert_same_ends(short, wide)
     monkeypatch.setattr(_cpu_backend, "_LANE_GROUP_COST", 1 << 30)  # every pair one a thread
     _assert_same_ends(short, aligner.align(queries, targets, output="ends"))

@@ -124,15 +124,14 @@ def score(
         order, offsets = _lane_plan(rest, q_len, t_len)
         lane_params = _lane_params(params, matrix)
         with numba.parallel_chunksize(1):
-            for lanes, lane_type, o, g in (
-                (cpu_lanes.LANES16, np.int16, short, short_offsets),
-                (cpu_lanes.LANES, np.float32, order, offsets),
+            for kernel, lane_type, o, g in (
+                (cpu_lanes.score_groups_int16, np.int16, short, short_offsets),
+                (cpu_lanes.score_groups, np.float32, order, offsets),
             ):
                 if len(o):
-                    cpu_lanes.score_groups(
-                        *args, q_index, t_index, o, g, matrix.astype(lane_type), lane_params,
-                        out, lanes, lane_type(0),
-                    )  # fmt: skip
+                    kernel(
+                        *args, q_index, t_index, o, g, matrix.astype(lane_type), lane_params, out
+                    )
     if slow.size:
         part = np.empty((slow.size, 3), dtype=np.int64)
         with numba.parallel_chunksize(_CHUNK):

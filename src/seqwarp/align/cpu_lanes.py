@@ -634,6 +634,24 @@ def _forward_resolved(
     )
 
 
+@jit
+def _score_group(
+    q_codes, q_offsets, t_codes, t_offsets, q_index, t_index, members, matrix, params, out,
+    lanes, lane_zero,
+):  # fmt: skip
+    """Score one group's ``members`` into ``out`` (``lanes`` lanes of the type of
+    ``lane_zero``, both compile-time: the entry points below pass constants, as a literal
+    argument from Python would be re-typed at every call)."""
+    no_bits = np.empty(0, np.uint8)
+    ends = _forward_resolved(
+        q_codes, q_offsets, t_codes, t_offsets, q_index, t_index, members, matrix, params,
+        no_bits, lanes, lane_zero,
+    )  # fmt: skip
+    for lane in range(len(members)):
+        for f in range(3):
+            out[members[lane], f] = ends[lane, f]
+
+
 @parallel_jit
 def score_groups(
     q_codes,
@@ -647,32 +665,39 @@ def score_groups(
     matrix,
     params,
     out,
-    lanes,
-    lane_zero,
 ):
-    """Score pairs ``order[group_offsets[g]:group_offsets[g + 1]]`` as groups of ``lanes``
-    lanes of the type of ``lane_zero`` (``matrix`` in that type), in parallel."""
-    literally(lanes)
+    """Score pairs ``order[group_offsets[g]:group_offsets[g + 1]]`` as groups of ``LANES``
+    float32 lanes (``matrix`` in float32), in parallel."""
     for g in prange(len(group_offsets) - 1):
         members = order[group_offsets[g] : group_offsets[g + 1]]
-        no_bits = np.empty(0, np.uint8)
-        ends = _forward_resolved(
-            q_codes,
-            q_offsets,
-            t_codes,
-            t_offsets,
-            q_index,
-            t_index,
-            members,
-            matrix,
-            params,
-            no_bits,
-            lanes,
-            lane_zero,
-        )
-        for lane in range(len(members)):
-            for f in range(3):
-                out[members[lane], f] = ends[lane, f]
+        _score_group(
+            q_codes, q_offsets, t_codes, t_offsets, q_index, t_index, members, matrix, params,
+            out, LANES, np.float32(0.0),
+        )  # fmt: skip
+
+
+@parallel_jit
+def score_groups_int16(
+    q_codes,
+    q_offsets,
+    t_codes,
+    t_offsets,
+    q_index,
+    t_index,
+    order,
+    group_offsets,
+    matrix,
+    params,
+    out,
+):
+    """:func:`score_groups` in groups of ``LANES16`` int16 lanes (``matrix`` in int16), for
+    groups that :func:`int16_safe` admits."""
+    for g in prange(len(group_offsets) - 1):
+        members = order[group_offsets[g] : group_offsets[g + 1]]
+        _score_group(
+            q_codes, q_offsets, t_codes, t_offsets, q_index, t_index, members, matrix, params,
+            out, LANES16, np.int16(0),
+        )  # fmt: skip
 
 
 @parallel_jit
