@@ -12,10 +12,10 @@ arrays and of the ``lane_zero`` argument; :func:`_lane` keeps arithmetic in it (
 widen int16 sums to int64, which stops the loops vectorising).
 
 Layout: the working array ``C`` holds what passes from row to row, one block of ``2 * LANES``
-floats per target column ``j``: ``H`` (the current row, or the previous one before column ``j``
+values per target column ``j``: ``H`` (the current row, or the previous one before column ``j``
 is updated) and ``E`` (affine gaps only). What passes from column to column within a row (the
 left neighbour's ``H`` and ``F``, and the diagonal: the previous row's ``H`` of the column to the
-left) lives in the small carry array ``R`` of ``3 * LANES`` floats, which stays in L1: per cell
+left) lives in the small carry array ``R`` of ``3 * LANES`` values, which stays in L1: per cell
 only ``H`` and ``E`` stream through the caches. Indices are unsigned so numba emits no
 negative-index wraparound, and every load is unconditional: both are needed for the loop to
 vectorize.
@@ -137,8 +137,8 @@ def int16_safe(q_len: np.ndarray, t_len: np.ndarray, worst: int) -> np.ndarray:
 def _substitutions(sub, t_pad, prof, n, codes, lanes):
     """``sub[j, lane]`` = score of this row's query residue against ``t[j]`` in lane ``lane``.
 
-    A select per residue code rather than a gather, and float codes rather than bytes: both
-    keep the loop vectorized. Small alphabets only (see :func:`_gathered_substitutions`).
+    A select per residue code rather than a gather, and codes in the lane type rather than
+    bytes: both keep the loop vectorized. Small alphabets only (see :func:`_gathered_substitutions`).
     """
     literally(lanes)
     for j in range(n):
