@@ -362,7 +362,7 @@ def test_traceback_share_out_of_device_memory_runs_in_halves(
         return scatter(cls, count, parts)
 
     monkeypatch.setattr(_gpu_traceback, "_out_of_memory", lambda: _DeviceFull)
-    monkeypatch.setattr(_gpu_traceback, "_release", released.append)
+    monkeypatch.setattr(_gpu_backend, "release_pool", released.append)
     monkeypatch.setattr(_gpu_traceback, "_align_share", device_share)
     monkeypatch.setattr(Cigars, "scatter", classmethod(spy))
     for devices in ((0,), (0, 1)):

@@ -1097,17 +1097,27 @@ def score(
         )  # fmt: skip
 
     def share(device: int, a: int, b: int) -> None:
-        def release() -> None:  # the pool's cached blocks on this device
-            with cp.cuda.Device(device):
-                cp.get_default_memory_pool().free_all_blocks()
-
         # a share too large for the device's free memory runs in halves
         _in_halves_on(
-            cp.cuda.memory.OutOfMemoryError, partial(part, device), cumulative, a, b, release
+            cp.cuda.memory.OutOfMemoryError,
+            partial(part, device),
+            cumulative,
+            a,
+            b,
+            partial(release_pool, device),
         )
 
     on_devices(cumulative, share)
     return _with_empty_pairs(out, empty, m, n, mode, gap_open, gap_extend)
+
+
+def release_pool(device: int) -> None:
+    """Free the blocks CuPy's pool holds unused on ``device`` (before a share that ran out of
+    its memory runs again in halves)."""
+    import cupy as cp
+
+    with cp.cuda.Device(device):
+        cp.get_default_memory_pool().free_all_blocks()
 
 
 def shifted(firsts: tuple[int | None, int | None], a: int) -> tuple[int | None, int | None]:

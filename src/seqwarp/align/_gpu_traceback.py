@@ -124,7 +124,7 @@ def align(
             left.append(x + rest)
 
         _gpu_backend._in_halves_on(
-            _out_of_memory(), part, cumulative, a, b, partial(_release, device)
+            _out_of_memory(), part, cumulative, a, b, partial(_gpu_backend.release_pool, device)
         )
         return np.concatenate(left) if left else np.zeros(0, dtype=np.int64)
 
@@ -147,14 +147,6 @@ def _out_of_memory() -> type[BaseException]:
     import cupy as cp
 
     return cp.cuda.memory.OutOfMemoryError
-
-
-def _release(device: int) -> None:
-    """Free the blocks CuPy's pool holds unused on ``device`` (before a part runs again)."""
-    import cupy as cp
-
-    with cp.cuda.Device(device):
-        cp.get_default_memory_pool().free_all_blocks()
 
 
 def _align_share(
