@@ -16,7 +16,7 @@ cupy = pytest.importorskip("cupy")
 
 from gpu_cases import GAPS, batch, scoring_for  # noqa: E402
 
-from seqwarp.align import Aligner, _cpu_backend, _gpu_backend  # noqa: E402
+from seqwarp.align import Aligner, _cpu_backend, _gpu_backend, _gpu_traceback  # noqa: E402
 from seqwarp.scoring import Scoring  # noqa: E402
 
 MODES = ("global", "semi-global", "local")
@@ -249,3 +249,40 @@ def test_cross_products_and_indexed_pairs_on_gpu_match_cpu(
     paired = (queries + targets, targets + queries)
     for output in ("ends", "cigar"):
         assert gpu.align(*paired, output).compare(cpu.align(*paired, output)) is None
+
+
+# a kernel that keeps CuPy's default stream busy for a given number of nanoseconds
+_SPIN = r"""
+extern "C" __global__ void spin(long long nanoseconds) {
+    long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        __nanosleep(1000);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < nanoseconds);
+}
+"""
+
+
+@pytest.mark.parametrize("output", ["score", "cigar"])
+def test_a_busy_default_stream_changes_nothing(output: str) -> None:
+    """A call's work is ordered on its own streams, none of it on CuPy's default stream: with
+    that stream held up by a kernel (its copies then land after the call's kernels ran, had
+    any gone there), scores and CIGARs still equal the CPU backend's."""
+    scoring = scoring_for("dna")
+    queries, targets = _random_pairs(zlib.crc32(output.encode()), 4, count=200)
+    q = batch(queries, scoring.alphabet)
+    t = batch(targets, scoring.alphabet)
+    index = np.arange(len(q), dtype=np.int64)
+    args = (q, t, index, index, scoring.matrix, "local", scoring.gap_open, scoring.gap_extend)
+    run = _gpu_backend.score if output == "score" else _gpu_traceback.align
+    expected = _cpu_backend.score(*args) if output == "score" else _cpu_backend.align(*args)
+    run(*args)  # compiled, and the memory pool holds blocks of this size
+    spin = cupy.RawKernel(_SPIN, "spin")
+    spin((1,), (1,), (np.int64(500_000_000),), stream=cupy.cuda.Stream.null)  # half a second
+    got = run(*args)
+    cupy.cuda.Stream.null.synchronize()
+    if output == "score":
+        assert np.array_equal(got, expected)
+    else:
+        assert np.array_equal(got[0], expected[0]) and list(got[1]) == list(expected[1])

@@ -728,7 +728,8 @@ def _ranges(launch: _Launch, longest_query: int, lead: int = 0) -> list[tuple[in
 
 
 def _data(cp: Any, matrix: np.ndarray, gap_open: int, gap_extend: int) -> dict:
-    """The scoring arguments every chunk on the current device shares."""
+    """The scoring arguments every chunk on the current device shares, copied on the current
+    stream (a chunk's stream must wait for it)."""
     return {
         "matrix": cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32)),
         "alpha": int(matrix.shape[0]),
@@ -945,11 +946,14 @@ def _score_part(
     device runs one stage while the later ones are still being planned, and each stage's
     results are copied into ``out`` (from pinned memory) while the later stages run."""
     with cp.cuda.Device(device):
-        # the scoring arguments go first: behind the residues' copies they waited 2-3 ms
-        data = _data(cp, matrix, gap_open, gap_extend)
+        streams = thread_streams(cp, device, _STREAMS)
+        # the scoring arguments go first (behind the residues' copies they waited 2-3 ms), on
+        # the stream that every chunk's stream waits for: copied on CuPy's default stream, they
+        # raced the chunks, which run on non-blocking streams
+        with streams[0]:
+            data = _data(cp, matrix, gap_open, gap_extend)
         spans = _spans(queries, targets, q_index, t_index, firsts, m, n)
         upload = _Upload(cp, device, spans.sources, _COPY_THREADS)
-        streams: list[Any] = []
         alive = []  # every stage's device buffers, until the streams are synchronised
         copies: list[Future] = []  # each stage's results into ``out``, on the gather threads
         affine = gap_open != gap_extend
@@ -981,7 +985,6 @@ def _score_part(
         gatherers = pool("gather")
         try:
             host = _pinned(cp, np.int64, (3, len(m)))
-            streams = thread_streams(cp, device, _STREAMS)
             for k, (a, b) in enumerate(stages):
                 if k == 0:
                     pairs, jobs, module = plan(a, b)

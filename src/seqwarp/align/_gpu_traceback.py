@@ -233,8 +233,9 @@ def _align_on_device(
     )
     walk = module.function(walk_name(mode))
     pack = module.function(_PACK)
-    device_matrix = cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32))
     stream, copies = thread_streams(cp, device, 2)
+    with stream:  # the kernels' stream (a non-blocking one: it would not wait for the default)
+        device_matrix = cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32))
     fields = cp.empty((_FIELDS, len(m)), dtype=np.int32)
     flags = None
     pending: _Pending | None = None
