@@ -56,12 +56,12 @@
 // Shared memory per group: the profile, (alphabet + 1) letters x G*K columns x PAIRS scores
 // of 1, 2 or 4 bytes, laid out so that the G threads' loads fall on distinct banks.
 //
-// Direction flags (FLAGS): the 4 bits of seqwarp.align.cpu (bits 0-1 the source of H: 0
-// diagonal, 1 E, 2 F, 3 zero; bit 2 E opened here, bit 3 F opened here), found by equality
-// tests on values the recurrence already has, which reproduce the CPU's tie order: the
-// source is E when u != d (E beat the diagonal), F when hg != u (F beat both), zero when
-// H == 0 (local); E opened when E == hg[i-1][j], F opened when F == hg[i][j-1] (linear gaps:
-// always). The flags are laid out as the group writes them, by anti-diagonal step, so that a
+// Direction flags (FLAGS): 4 bits a cell, each a test of two values the recurrence already
+// has (an XOR and a minimum with 1 in each lane), which reproduce the CPU's tie order: bit 0
+// u != d (E beat the diagonal), bit 1 hg != u (F beat both), bit 2 E != hg[i-1][j] (E goes on
+// from the row above: not opened here), bit 3 F != hg[i][j-1] (F goes on; linear gaps: bits
+// 2 and 3 are 0, every gap cell is opened). A local alignment's zero cells need no bit: the
+// walk knows each cell's score on its path. The flags are laid out as the group writes them, by anti-diagonal step, so that a
 // step's stores are one contiguous run (rows, one per thread, would each take a sector of
 // their own): pair p's stripe S holds m + G - 1 steps of COLS / 2 bytes, and cell (i, j),
 // column j of the stripe's thread t at its c-th column (j - 1 = S * COLS + t * K + c), is
@@ -449,8 +449,8 @@ __device__ __forceinline__ void align_dp(
                 // the K cells of row i in two passes: first everything that needs only row
                 // i-1 (independent across columns; sub[c] becomes u), then the chain along
                 // the row, which overwrites hg in place
-                // FLAGS: per column, the bits known after the first pass (E beat the diagonal,
-                // E opened), in both 16-bit halves when a register holds two pairs
+                // FLAGS: per column, the bits known after the first pass (bits 0 and 2), at
+                // each pair's lowest bit when a register holds two pairs
                 unsigned part[FLAGS ? K : 1];
 #pragma unroll
                 for (int c = 0; c < K; ++c) {
@@ -464,10 +464,8 @@ __device__ __forceinline__ void align_dp(
                                                    : L::add(diag, sub[c]);
                         sub[c] = L::add_max(up, v_go, ds);
                         if constexpr (FLAGS) {
-                            const unsigned from_e = L::ne_mask(sub[c], ds) & 0x00010001u;
-                            const unsigned e_opened =
-                                AFFINE ? L::eq_mask(e[c], hg_up) & 0x00040004u : 0x00040004u;
-                            part[c] = from_e | e_opened;
+                            part[c] = L::differs(sub[c], ds);
+                            if constexpr (AFFINE) part[c] += L::differs(e[c], hg_up) << 2;
                         }
                     } else {
                         // the profile holds s + go: u = max(diag + (s + go), up)  (local: and 0)
@@ -476,7 +474,9 @@ __device__ __forceinline__ void align_dp(
                     }
                 }
                 V h_left = left;
-                unsigned nibbles[PAIRS][FLAGS ? K / 8 : 1] = {};  // FLAGS: this row's, packed
+                // FLAGS: this row's nibbles, CELLS a word (with two pairs, each in its half)
+                constexpr int CELLS = 8 / PAIRS;
+                unsigned packed[FLAGS ? K / CELLS : 1] = {};
 #pragma unroll
                 for (int c = 0; c < K; ++c) {
                     if constexpr (AFFINE) f = L::add_max(f, v_ge, h_left);
@@ -487,29 +487,32 @@ __device__ __forceinline__ void align_dp(
                         hg[c] = L::add(L::max2(sub[c], side), v_go);
                     }
                     if constexpr (FLAGS) {
-                        const unsigned from_f = L::ne_mask(hg[c], sub[c]);
-                        const unsigned zero = MODE == LOCAL ? L::eq_mask(hg[c], v_go) : 0u;
-                        const unsigned f_opened = AFFINE ? L::eq_mask(f, h_left) : 0xffffffffu;
-                        // source: zero 3, else F 2, else E 1, else diagonal 0
-                        const unsigned bit0 = zero | (part[c] & ~from_f);
-                        const unsigned word = (bit0 & 0x00010001u) | ((zero | from_f) & 0x00020002u) |
-                                              (part[c] & 0x00040004u) | (f_opened & 0x00080008u);
-#pragma unroll
-                        for (int k = 0; k < PAIRS; ++k)
-                            nibbles[k][c / 8] |= ((word >> (16 * k)) & 0xfu) << (4 * (c % 8));
+                        unsigned word = part[c] + (L::differs(hg[c], sub[c]) << 1);
+                        if constexpr (AFFINE) word += L::differs(f, h_left) << 3;
+                        packed[c / CELLS] += word << (4 * (c % CELLS));
                     }
                     h_left = hg[c];
                 }
                 diag_left = left;
                 if constexpr (FLAGS) {
                     // the thread's K columns of row i: K / 2 bytes at step s of the stripe,
-                    // where the pair has them
+                    // where the pair has them (two pairs: each one's halves side by side)
 #pragma unroll
                     for (int k = 0; k < PAIRS; ++k) {
+                        unsigned nibbles[K / 8];
+#pragma unroll
+                        for (int w = 0; w < K / 8; ++w) {
+                            if constexpr (PAIRS == 1) {
+                                nibbles[w] = packed[w];
+                            } else {
+                                nibbles[w] = permute(packed[2 * w], packed[2 * w + 1],
+                                                     k ? 0x7632 : 0x5410);
+                            }
+                        }
                         if (i <= m[k] && s0 < n[k]) {
                             const long long step = (long long)stripe * (m[k] + G - 1) + s;
                             store_words(flags + flag_offset[pid[k]] + step * (COLS / 2) + t * (K / 2),
-                                        nibbles[k]);
+                                        nibbles);
                         }
                     }
                 }

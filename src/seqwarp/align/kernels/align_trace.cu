@@ -8,9 +8,11 @@
 //   trace_walk<MODE>  one thread per pair walks its flags back from the end cell (AnySeq/GPU's
 //       traceback from stored cell predecessors), writing the pair's CIGAR text and fields;
 //   pack_text  the CIGARs side by side, for one copy to the host.
-// The walk is cpu.trace's: the same flag bits and the same rules (in H: diagonal, then E,
-// then F, local stops at a zero cell; in a gap, leave it where it was opened; global
-// alignments finish along row 0 or column 0), so the CIGARs are the CPU engine's.
+// The walk follows cpu.trace's rules on align_dp.cuh's flag bits (in H: F when F beat both,
+// else E when E beat the diagonal, else the diagonal; local stops at a zero cell; in a gap,
+// leave it where it was opened; global alignments finish along row 0 or column 0), so the
+// CIGARs are the CPU engine's. A local walk knows the score of each cell on its path (the end
+// cell's, less each step's substitution or gap), which says where it reaches zero.
 //
 // Template parameters: MODE, AFFINE, Lane (LaneS32, LaneS16x2, LaneS16x2Bytes: the fused
 // lanes), K, G as in align_dp.cuh.
@@ -25,11 +27,11 @@ constexpr int OP_MISMATCH = 1;
 constexpr int OP_INSERT = 2;
 constexpr int OP_DELETE = 3;
 __device__ constexpr unsigned char CIGAR_LETTERS[4] = {'=', 'X', 'I', 'D'};
-constexpr int FROM_DIAG = 0;
-constexpr int FROM_E = 1;
-constexpr int FROM_ZERO = 3;
-constexpr int E_OPENED = 4;
-constexpr int F_OPENED = 8;
+// align_dp.cuh's flag bits
+constexpr int E_BEAT_DIAGONAL = 1;
+constexpr int F_BEAT_BOTH = 2;
+constexpr int E_GOES_ON = 4;
+constexpr int F_GOES_ON = 8;
 
 template <int MODE, bool AFFINE, class L, int K, int G>
 __global__ void __launch_bounds__(128) align_fill(
@@ -66,6 +68,7 @@ __device__ __forceinline__ void put_run_reversed(unsigned char* text, int& at, i
 
 // ends         per pair: score, query end, target end (align_fill's out)
 // columns, group  align_fill's K and G: where a cell's flags are (align_dp.cuh's layout)
+// matrix, alpha, go, ge  the scores (local: the walk follows the score along its path)
 // text         per pair: 2 (m + n) bytes from text_offset[pair]; receives the CIGAR, whose
 //              length goes to text_len[pair] (a run of L operations takes at most 2 L bytes)
 // fields       8 rows of field_stride: row k, column slot[pair] receives the pair's field k
@@ -83,6 +86,10 @@ __global__ void __launch_bounds__(128) trace_walk(
     const int* __restrict__ q_len,
     int columns,
     int group,
+    const int* __restrict__ matrix,
+    int alpha,
+    int go,
+    int ge,
     const int* __restrict__ ends,
     unsigned char* __restrict__ text,
     const long long* __restrict__ text_offset,
@@ -107,6 +114,7 @@ __global__ void __launch_bounds__(128) trace_walk(
     unsigned char* out = text + text_offset[p];
     const int q_end = ends[3 * p + 1], t_end = ends[3 * p + 2];
     int i = q_end, j = t_end, state = 0, count = 0, matches = 0, mismatches = 0;
+    int score = ends[3 * p];  // local: the score of cell (i, j) in the current state's matrix
     int length = 0, run_op = 0, run = 0;
     auto put = [&](int op, int times) {
         if (op != run_op) {
@@ -126,27 +134,31 @@ __global__ void __launch_bounds__(128) trace_walk(
             }
             break;
         }
+        if (MODE == LOCAL && state == 0 && score == 0) break;
         const int cell = flags_of(i, j);
         if (state == 0) {
-            const int source = cell & 3;
-            if (source == FROM_ZERO) break;
-            if (source == FROM_DIAG) {
-                const bool same = q[i - 1] == t[j - 1];
-                put(same ? OP_MATCH : OP_MISMATCH, 1);
-                matches += same;
-                mismatches += !same;
+            if (cell & F_BEAT_BOTH) {
+                state = 2;
+            } else if (cell & E_BEAT_DIAGONAL) {
+                state = 1;
+            } else {
+                const int a = q[i - 1], b = t[j - 1];
+                put(a == b ? OP_MATCH : OP_MISMATCH, 1);
+                matches += a == b;
+                mismatches += a != b;
+                if (MODE == LOCAL) score -= matrix[a * alpha + b];
                 --i;
                 --j;
-            } else {
-                state = source == FROM_E ? 1 : 2;
             }
         } else if (state == 1) {
             put(OP_INSERT, 1);
-            if (cell & E_OPENED) state = 0;
+            if (!(cell & E_GOES_ON)) state = 0;
+            if (MODE == LOCAL) score += state == 0 ? go : ge;
             --i;
         } else {
             put(OP_DELETE, 1);
-            if (cell & F_OPENED) state = 0;
+            if (!(cell & F_GOES_ON)) state = 0;
+            if (MODE == LOCAL) score += state == 0 ? go : ge;
             --j;
         }
     }

@@ -18,8 +18,8 @@
 // bits (V <-> its 32-bit pattern), add, add_max (max(a + b, c)), add_max_relu
 // (max(a + b, c, 0)), max2, gt_mask (all ones in each lane where a > b), blend (bits of a
 // where mask is set, else of b) and lane (one lane as an int).
-// The fused lanes also have eq_mask and ne_mask (all ones in each lane where a == b, a != b),
-// for the traceback's direction flags.
+// The fused lanes also have differs (1 at each lane's lowest bit where a != b), for the
+// traceback's direction flags.
 
 #ifndef SEQWARP_LANES_CUH
 #define SEQWARP_LANES_CUH
@@ -45,8 +45,7 @@ struct LaneS32 {
     __device__ static V add_max_relu(V a, V b, V c) { return __viaddmax_s32_relu(a, b, c); }
     __device__ static V max2(V a, V b) { return max(a, b); }
     __device__ static unsigned gt_mask(V a, V b) { return a > b ? 0xffffffffu : 0u; }
-    __device__ static unsigned eq_mask(V a, V b) { return a == b ? 0xffffffffu : 0u; }
-    __device__ static unsigned ne_mask(V a, V b) { return a != b ? 0xffffffffu : 0u; }
+    __device__ static unsigned differs(V a, V b) { return min((unsigned)(a ^ b), 1u); }
     __device__ static V blend(unsigned mask, V a, V b) { return mask ? a : b; }
     __device__ static int lane(V v, int) { return v; }
     __device__ static V neg() { return NEG; }
@@ -72,8 +71,9 @@ struct LaneS16x2 {
     __device__ static V add_max_relu(V a, V b, V c) { return __viaddmax_s16x2_relu(a, b, c); }
     __device__ static V max2(V a, V b) { return __vmaxs2(a, b); }
     __device__ static unsigned gt_mask(V a, V b) { return __vcmpgts2(a, b); }
-    __device__ static unsigned eq_mask(V a, V b) { return __vcmpeq2(a, b); }
-    __device__ static unsigned ne_mask(V a, V b) { return __vcmpne2(a, b); }
+    // XOR, then a minimum with 1 in each unsigned half (one VIMNMX.U16x2): __vcmpne2 has no
+    // single instruction on Hopper
+    __device__ static unsigned differs(V a, V b) { return __vminu2(a ^ b, 0x00010001u); }
     __device__ static V blend(unsigned mask, V a, V b) { return (a & mask) | (b & ~mask); }
     __device__ static int lane(V v, int k) { return (int)(short)(k ? v >> 16 : v & 0xffffu); }
     __device__ static V neg() { return splat(NEG); }
