@@ -116,6 +116,24 @@ def test_flag_bytes_hold_every_cell_and_the_widest_tile_bounds_them() -> None:
             assert np.unique(byte * 2 + within % 2).size == mi * ni
 
 
+def test_residues_needed_reach_the_last_end_in_each_source() -> None:
+    # sources of 100 and 50 codes laid end to end: a query ending at 40 and targets ending at
+    # 120 and 130 need 40 codes of the first and 30 of the second; none in a source: 0
+    sources = [np.zeros(100, dtype=np.uint8), np.zeros(50, dtype=np.uint8)]
+    assert _gpu_traceback._residues_needed(sources, np.array([40, 120, 130])) == [40, 30]
+    assert _gpu_traceback._residues_needed(sources, np.array([100, 7])) == [100, 0]
+    assert _gpu_traceback._residues_needed(sources, np.array([150])) == [0, 50]
+    assert _gpu_traceback._residues_needed(sources[:1], np.array([3, 99])) == [99]
+
+
+def test_chunks_take_at_most_their_pairs_and_budget() -> None:
+    sizes = np.full(100, 64, dtype=np.int64)
+    assert _gpu_traceback._chunk_end(sizes, 0, 1 << 20, 16) == 16  # the pair count bounds
+    assert _gpu_traceback._chunk_end(sizes, 10, 640, 1000) == 20  # the flag budget bounds
+    assert _gpu_traceback._chunk_end(sizes, 99, 640, 1000) == 100  # the last pair
+    assert _gpu_traceback._chunk_end(sizes, 5, 1, 1000) == 6  # at least one pair
+
+
 def test_score_bound_covers_cells_and_gaps() -> None:
     bound = score_bound(np.array([512, 4000, 1]), np.array([512, 4000, 2000]), 2, -1, 2, 1)
     assert bound[0] >= 1024 and bound[1] >= 8000

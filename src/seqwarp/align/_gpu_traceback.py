@@ -21,6 +21,8 @@ aligned by the CPU backend (its linear-space traceback) in the same call.
 
 from __future__ import annotations
 
+import itertools
+from concurrent.futures import wait
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -30,7 +32,7 @@ import numpy as np
 from .. import cuda
 from ..sequences import SequenceBatch
 from . import _cpu_backend, _gpu_backend
-from ._pools import thread_streams
+from ._pools import pool, thread_streams
 from .plan import PairShapes
 from .results import Cigars
 
@@ -61,8 +63,12 @@ def flag_bytes(m: np.ndarray, n: np.ndarray, columns: int, group: int) -> np.nda
     """Device bytes of each pair's flags under a tile of ``group`` threads of ``columns``
     columns, rounded up to 16 (the kernel stores 16-byte words): as ``align_dp.cuh`` lays
     them out, each stripe holds ``m + group - 1`` anti-diagonal steps of 2 cells a byte."""
-    stripe = group * columns
-    return -(-(-(-n // stripe) * (m + group - 1) * (stripe // 2)) // 16) * 16
+    stripe = group * columns  # a power of two: shifts and masks, not integer divisions
+    shift = stripe.bit_length() - 1
+    if stripe != 1 << shift:
+        raise ValueError(f"a tile of {group} x {columns} columns is not a power of two wide")
+    stripes = (np.asarray(n, dtype=np.int64) + (stripe - 1)) >> shift
+    return (stripes * (np.asarray(m, dtype=np.int64) + (group - 1)) * (stripe // 2) + 15) & ~15
 
 
 @dataclass
@@ -219,7 +225,46 @@ def _align_on_device(
     marks: list[tuple[str, Any]] | None,
 ) -> None:
     """Align pairs (every side non-empty) on the current device: fields into ``out`` at
-    ``positions``, CIGARs appended to ``parts``. A pair's residues start at ``q_start`` and
+    ``positions``, CIGARs appended to ``parts`` (see :func:`_fields_on_device`)."""
+    first = int(positions[0])
+    if int(positions[-1]) - first != len(positions) - 1:  # not consecutive (they increase)
+        out.T[:, positions] = _fields_on_device(
+            cp, sources, q_start, t_start, m, n, positions, matrix, mode, gap_open, gap_extend,
+            budget, parts, marks,
+        )  # fmt: skip
+        return
+    # the fresh pages of these rows of ``out``, faulted in on a gather thread while the
+    # device works rather than by the fields' copy after the last kernel
+    rows = out.T[:, first : first + len(positions)]
+    touched = pool("gather").submit(rows.fill, 0)
+    try:
+        host = _fields_on_device(
+            cp, sources, q_start, t_start, m, n, positions, matrix, mode, gap_open, gap_extend,
+            budget, parts, marks,
+        )  # fmt: skip
+    finally:
+        wait([touched])  # a rerun in halves must not find it still writing
+    rows[...] = host
+
+
+def _fields_on_device(
+    cp: Any,
+    sources: list[np.ndarray],
+    q_start: np.ndarray,
+    t_start: np.ndarray,
+    m: np.ndarray,
+    n: np.ndarray,
+    positions: np.ndarray,
+    matrix: np.ndarray,
+    mode: str,
+    gap_open: int,
+    gap_extend: int,
+    budget: int,
+    parts: list[tuple[np.ndarray, Cigars]],
+    marks: list[tuple[str, Any]] | None,
+) -> np.ndarray:
+    """Align pairs (every side non-empty) on the current device: returns their (8, pairs)
+    int32 fields in pinned memory, and appends their CIGARs to ``parts``. A pair's residues start at ``q_start`` and
     ``t_start`` in ``sources`` laid end to end; they go to the device on the copy threads
     (``_gpu_backend._Upload``) while the pairs are planned. The walk writes each pair's
     fields into one column-major device array of the device's pairs, copied once at the end."""
@@ -239,7 +284,9 @@ def _align_on_device(
     fields = cp.empty((_FIELDS, len(m)), dtype=np.int32)
     flags = None
     pending: _Pending | None = None
-    upload.wait(stream, [len(x) for x in sources])
+    # the first chunks small and each next one twice as large, so that the first kernels wait
+    # only for their own residues rather than for every pair's
+    most = _gpu_backend._LEAD_PAIRS
     with stream:
         for launch in launches:
             fill = module.function(
@@ -248,9 +295,15 @@ def _align_on_device(
             sizes = flag_bytes(m[launch.pairs], n[launch.pairs], launch.columns, launch.group)
             a = 0
             while a < len(launch.pairs):
-                b = _chunk_end(sizes, a, budget)
+                b = _chunk_end(sizes, a, budget, most)
                 chunk = launch.pairs[a:b]
                 need = int(sizes[a:b].sum())
+                if most < _MAX_CHUNK_PAIRS:
+                    ends = np.concatenate([q_start[chunk] + m[chunk], t_start[chunk] + n[chunk]])
+                    upload.wait(stream, _residues_needed(sources, ends))
+                    most *= 2
+                else:
+                    upload.wait(stream, [len(x) for x in sources])
                 try:
                     if flags is None or flags.size < need:
                         flags = None
@@ -279,25 +332,31 @@ def _align_on_device(
                     budget = max(1, need // 2)
                     continue
                 if pending is not None:
-                    parts.append(_collect(pending, copies))
+                    parts.append(_collect(cp, pending, copies))
                 pending = queued
                 a = b
     if pending is not None:
-        parts.append(_collect(pending, copies))
+        parts.append(_collect(cp, pending, copies))
     upload.join()
-    host = fields.get(stream=stream)
-    first = int(positions[0])
-    if int(positions[-1]) - first == len(positions) - 1:  # consecutive (they increase)
-        out[first : first + len(positions)] = host.T
-    else:
-        out[positions] = host.T
+    return _pinned_copy(cp, fields, stream)
 
 
-def _chunk_end(sizes: np.ndarray, start: int, budget: int) -> int:
+def _chunk_end(sizes: np.ndarray, start: int, budget: int, most: int) -> int:
     """End of the chunk starting at ``start``: as many pairs as the flag budget allows (at
-    least one, at most ``_MAX_CHUNK_PAIRS``)."""
-    total = np.cumsum(sizes[start : start + _MAX_CHUNK_PAIRS])
+    least one, at most ``most``)."""
+    total = np.cumsum(sizes[start : start + most])
     return start + max(1, int(np.searchsorted(total, budget, side="right")))
+
+
+def _residues_needed(sources: list[np.ndarray], ends: np.ndarray) -> list[int]:
+    """Bytes of each source, from its start, that hold every residue before ``ends``
+    (positions in the sources laid end to end, as on the device)."""
+    bounds = np.cumsum([0] + [len(x) for x in sources]).tolist()
+    needed = []
+    for lo, hi in itertools.pairwise(bounds):
+        inside = ends[(ends > lo) & (ends <= hi)]
+        needed.append(int(inside.max()) - lo if inside.size else 0)
+    return needed
 
 
 def _run_chunk(
@@ -324,15 +383,25 @@ def _run_chunk(
     matrix, alpha, gap_open, gap_extend = scoring
     count = len(chunk)
     cm, cn = m[chunk], n[chunk]
-    flag_offset = np.zeros(count, dtype=np.int64)
+    # the per-pair arguments in two pinned buffers, each copied in one transfer (seven copies
+    # from pageable arrays took 8 ms for a million pairs)
+    wide = _gpu_backend._pinned(cp, np.int64, (5 * count + 1,))
+    narrow = _gpu_backend._pinned(cp, np.int32, (2 * count,))
+    wide[:count] = q_start[chunk]
+    wide[count : 2 * count] = t_start[chunk]
+    wide[2 * count : 3 * count] = chunk
+    flag_offset, text_offset = wide[3 * count : 4 * count], wide[4 * count :]
+    flag_offset[0] = text_offset[0] = 0
     np.cumsum(sizes[:-1], out=flag_offset[1:])
-    text_offset = np.zeros(count + 1, dtype=np.int64)
     np.cumsum(2 * (cm + cn), out=text_offset[1:])
-    d_q = cp.asarray(q_start[chunk])
-    d_slot = cp.asarray(chunk, dtype=np.int64)
-    d_t = cp.asarray(t_start[chunk])
-    d_flag_offset = cp.asarray(flag_offset)
-    d_text_offset = cp.asarray(text_offset)
+    narrow[:count], narrow[count:] = cm, cn
+    d_wide = cp.empty(wide.shape, dtype=np.int64)
+    d_narrow = cp.empty(narrow.shape, dtype=np.int32)
+    d_wide.set(wide, stream=stream)
+    d_narrow.set(narrow, stream=stream)
+    d_q, d_t, d_slot = d_wide[:count], d_wide[count : 2 * count], d_wide[2 * count : 3 * count]
+    d_flag_offset, d_text_offset = d_wide[3 * count : 4 * count], d_wide[4 * count :]
+    d_m, d_n = d_narrow[:count], d_narrow[count:]
     ends = cp.empty((count, 3), dtype=np.int32)
     text = cp.empty(max(1, int(text_offset[-1])), dtype=np.uint8)
     packed = cp.empty_like(text)
@@ -342,7 +411,6 @@ def _run_chunk(
     grid = _gpu_backend._Grid.of(launch, count, int(cm.max()), int(cn.max()), alpha)
     grid.configure(fill)
     scratch = cp.empty(grid.scratch, dtype=np.uint32)
-    d_m, d_n = cp.asarray(cm.astype(np.int32)), cp.asarray(cn.astype(np.int32))
     _mark(marks, "start", stream)
     fill(
         (grid.blocks,),
@@ -397,7 +465,7 @@ def _run_chunk(
     offsets[1:] = cp.cumsum(lengths, dtype=np.int64)
     pack(*threads, (text, d_text_offset, lengths, offsets, np.int32(count), packed))
     _mark(marks, "pack", stream)
-    alive = (d_q, d_t, d_m, d_n, d_slot, d_flag_offset, d_text_offset, ends, text, lengths, scratch)
+    alive = (wide, narrow, d_wide, d_narrow, ends, text, lengths, scratch)
     return _Pending(positions, offsets, packed, stream.record(), alive)
 
 
@@ -407,13 +475,20 @@ def _mark(marks: list[tuple[str, Any]] | None, phase: str, stream: Any) -> None:
         marks.append((phase, stream.record()))
 
 
-def _collect(pending: _Pending, copies: Any) -> tuple[np.ndarray, Cigars]:
+def _collect(cp: Any, pending: _Pending, copies: Any) -> tuple[np.ndarray, Cigars]:
     """Copy a chunk's CIGARs to the host on the ``copies`` stream once its kernels are done;
     returns its (positions, CIGARs)."""
     copies.wait_event(pending.done)
-    with copies:
-        offsets = pending.offsets.get(stream=copies)
-        copies.synchronize()
-        text = pending.text[: int(offsets[-1])].get(stream=copies)
-        copies.synchronize()
+    offsets = _pinned_copy(cp, pending.offsets, copies).copy()
+    text = _pinned_copy(cp, pending.text[: int(offsets[-1])], copies)
     return pending.positions, Cigars.from_bytes(text, offsets)
+
+
+def _pinned_copy(cp: Any, array: Any, stream: Any) -> np.ndarray:
+    """``array`` copied to the host on ``stream`` through pinned memory (a copy to pageable
+    memory ran at a few GB/s: a million pairs' fields and CIGARs took 33 ms). The result
+    holds its pinned block, returned to CuPy's pool when it is dropped."""
+    host = _gpu_backend._pinned(cp, array.dtype, array.shape)
+    array.get(stream=stream, out=host, blocking=False)
+    stream.synchronize()
+    return host
