@@ -117,13 +117,22 @@ def test_flag_bytes_hold_every_cell_and_the_widest_tile_bounds_them() -> None:
 
 
 def test_residues_needed_reach_the_last_end_in_each_source() -> None:
-    # sources of 100 and 50 codes laid end to end: a query ending at 40 and targets ending at
-    # 120 and 130 need 40 codes of the first and 30 of the second; none in a source: 0
+    # a query source of 100 codes and a target source of 50 after it: queries ending by 40
+    # and targets by 130 need 40 codes of the first and 30 of the second; one shared source
+    # needs up to the later end
     sources = [np.zeros(100, dtype=np.uint8), np.zeros(50, dtype=np.uint8)]
-    assert _gpu_traceback._residues_needed(sources, np.array([40, 120, 130])) == [40, 30]
-    assert _gpu_traceback._residues_needed(sources, np.array([100, 7])) == [100, 0]
-    assert _gpu_traceback._residues_needed(sources, np.array([150])) == [0, 50]
-    assert _gpu_traceback._residues_needed(sources[:1], np.array([3, 99])) == [99]
+    assert _gpu_traceback._residues_needed(sources, 40, 130) == [40, 30]
+    assert _gpu_traceback._residues_needed(sources, 100, 150) == [100, 50]
+    assert _gpu_traceback._residues_needed(sources[:1], 99, 3) == [99]
+
+
+def test_consecutive_pairs_are_sliced() -> None:
+    index = np.arange(5, 12)
+    whole = _gpu_traceback._sliced(index)
+    assert whole == slice(5, 12) and _gpu_traceback._part(whole, 2, 4) == slice(7, 9)
+    scattered = np.array([3, 1, 2])
+    assert _gpu_traceback._sliced(scattered) is scattered
+    assert np.array_equal(_gpu_traceback._part(scattered, 1, 3), [1, 2])
 
 
 def test_chunks_take_at_most_their_pairs_and_budget() -> None:

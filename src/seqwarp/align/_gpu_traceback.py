@@ -21,7 +21,6 @@ aligned by the CPU backend (its linear-space traceback) in the same call.
 
 from __future__ import annotations
 
-import itertools
 from concurrent.futures import wait
 from dataclasses import dataclass
 from functools import partial
@@ -32,6 +31,7 @@ import numpy as np
 from .. import cuda
 from ..sequences import SequenceBatch
 from . import _cpu_backend, _gpu_backend
+from ._host_scan import is_consecutive
 from ._pools import pool, thread_streams
 from .plan import PairShapes
 from .results import Cigars
@@ -292,15 +292,18 @@ def _fields_on_device(
             fill = module.function(
                 fill_name(mode, affine, launch.kernel_lane, launch.columns, launch.group)
             )
-            sizes = flag_bytes(m[launch.pairs], n[launch.pairs], launch.columns, launch.group)
+            # a launch of consecutive pairs (the usual case) is sliced: views, not gathers
+            pairs = _sliced(launch.pairs)
+            sizes = flag_bytes(m[pairs], n[pairs], launch.columns, launch.group)
             a = 0
             while a < len(launch.pairs):
                 b = _chunk_end(sizes, a, budget, most)
-                chunk = launch.pairs[a:b]
+                chunk = _part(pairs, a, b)
                 need = int(sizes[a:b].sum())
                 if most < _MAX_CHUNK_PAIRS:
-                    ends = np.concatenate([q_start[chunk] + m[chunk], t_start[chunk] + n[chunk]])
-                    upload.wait(stream, _residues_needed(sources, ends))
+                    q_end = int((q_start[chunk] + m[chunk]).max())
+                    t_end = int((t_start[chunk] + n[chunk]).max())
+                    upload.wait(stream, _residues_needed(sources, q_end, t_end))
                     most *= 2
                 else:
                     upload.wait(stream, [len(x) for x in sources])
@@ -348,22 +351,34 @@ def _chunk_end(sizes: np.ndarray, start: int, budget: int, most: int) -> int:
     return start + max(1, int(np.searchsorted(total, budget, side="right")))
 
 
-def _residues_needed(sources: list[np.ndarray], ends: np.ndarray) -> list[int]:
-    """Bytes of each source, from its start, that hold every residue before ``ends``
-    (positions in the sources laid end to end, as on the device)."""
-    bounds = np.cumsum([0] + [len(x) for x in sources]).tolist()
-    needed = []
-    for lo, hi in itertools.pairwise(bounds):
-        inside = ends[(ends > lo) & (ends <= hi)]
-        needed.append(int(inside.max()) - lo if inside.size else 0)
-    return needed
+def _residues_needed(sources: list[np.ndarray], q_end: int, t_end: int) -> list[int]:
+    """Bytes of each source, from its start, that hold the residues before positions
+    ``q_end`` and ``t_end`` of the sources laid end to end, as on the device (one source for
+    queries and targets, or the queries' source and then the targets')."""
+    if len(sources) == 1:
+        return [max(q_end, t_end)]
+    return [q_end, t_end - len(sources[0])]
+
+
+def _sliced(index: np.ndarray) -> slice | np.ndarray:
+    """``index`` as a slice when it is ``first, first + 1, ...`` (then it takes views)."""
+    if len(index) and is_consecutive(index):
+        return slice(int(index[0]), int(index[0]) + len(index))
+    return index
+
+
+def _part(index: slice | np.ndarray, a: int, b: int) -> slice | np.ndarray:
+    """Entries ``a:b`` of an index that :func:`_sliced` gave."""
+    if isinstance(index, slice):
+        return slice(index.start + a, index.start + b)
+    return index[a:b]
 
 
 def _run_chunk(
     cp: Any,
     kernels: tuple[Any, Any, Any],
     launch: _gpu_backend._Launch,
-    chunk: np.ndarray,
+    chunk: slice | np.ndarray,
     positions: np.ndarray,
     codes: Any,
     pairs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
@@ -375,21 +390,24 @@ def _run_chunk(
 ) -> _Pending:
     """Queue one chunk's forward pass, walk and packing (``kernels``) on ``stream``; ``pairs``
     holds every pair's residue starts and lengths, ``buffers`` the flags and the device's
-    (8, pairs) fields (the walk writes column ``chunk[k]`` of them for the chunk's pair k),
-    ``scoring`` the device matrix, alphabet size and gap penalties."""
+    (8, pairs) fields (the walk writes column ``chunk[k]`` of them for the chunk's pair k;
+    ``chunk``: the pairs' indices, or a slice of them), ``scoring`` the device matrix,
+    alphabet size and gap penalties."""
     fill, walk, pack = kernels
     flags, fields = buffers
     q_start, t_start, m, n = pairs
     matrix, alpha, gap_open, gap_extend = scoring
-    count = len(chunk)
     cm, cn = m[chunk], n[chunk]
+    count = len(cm)
     # the per-pair arguments in two pinned buffers, each copied in one transfer (seven copies
     # from pageable arrays took 8 ms for a million pairs)
     wide = _gpu_backend._pinned(cp, np.int64, (5 * count + 1,))
     narrow = _gpu_backend._pinned(cp, np.int32, (2 * count,))
     wide[:count] = q_start[chunk]
     wide[count : 2 * count] = t_start[chunk]
-    wide[2 * count : 3 * count] = chunk
+    wide[2 * count : 3 * count] = (
+        np.arange(chunk.start, chunk.stop) if isinstance(chunk, slice) else chunk
+    )
     flag_offset, text_offset = wide[3 * count : 4 * count], wide[4 * count :]
     flag_offset[0] = text_offset[0] = 0
     np.cumsum(sizes[:-1], out=flag_offset[1:])
