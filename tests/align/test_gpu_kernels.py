@@ -136,11 +136,18 @@ def test_consecutive_pairs_are_sliced() -> None:
 
 
 def test_chunks_take_at_most_their_pairs_and_budget() -> None:
-    sizes = np.full(100, 64, dtype=np.int64)
-    assert _gpu_traceback._chunk_end(sizes, 0, 1 << 20, 16) == 16  # the pair count bounds
-    assert _gpu_traceback._chunk_end(sizes, 10, 640, 1000) == 20  # the flag budget bounds
-    assert _gpu_traceback._chunk_end(sizes, 99, 640, 1000) == 100  # the last pair
-    assert _gpu_traceback._chunk_end(sizes, 5, 1, 1000) == 6  # at least one pair
+    total = np.cumsum(np.full(100, 64, dtype=np.int64))
+    assert _gpu_traceback._chunk_end(total, 0, 1 << 20, 16) == 16  # the pair count bounds
+    assert _gpu_traceback._chunk_end(total, 10, 640, 1000) == 20  # the flag budget bounds
+    assert _gpu_traceback._chunk_end(total, 10, 700, 1000) == 20  # (not half a pair more)
+    assert _gpu_traceback._chunk_end(total, 99, 640, 1000) == 100  # the last pair
+    assert _gpu_traceback._chunk_end(total, 5, 1, 1000) == 6  # at least one pair
+    # the same ends as a running total of the chunk's own pairs, on uneven sizes
+    sizes = np.random.default_rng(3).integers(1, 500, size=300)
+    for start, budget, most in ((0, 700, 50), (17, 2000, 8), (250, 10**6, 1000), (40, 3, 5)):
+        own = np.cumsum(sizes[start : start + most])
+        expected = start + max(1, int(np.searchsorted(own, budget, side="right")))
+        assert _gpu_traceback._chunk_end(np.cumsum(sizes), start, budget, most) == expected
 
 
 def test_score_bound_covers_cells_and_gaps() -> None:
