@@ -42,6 +42,10 @@ answers, byte for byte. How a batch of pairs runs:
    A share whose residues or per-pair buffers do not fit the device's free memory runs in
    halves of near-equal cells, one after the other (a chunk's launch splits the same way).
 
+Every copy and kernel of a call goes on streams the call's threads own (``_pools``), all
+non-blocking: none waits for CuPy's default stream, so nothing of a call may be queued there
+(the scoring matrix once was, and a chunk could read its block before the copy landed).
+
 ``align`` (CIGAR output) runs the GPU traceback of ``_gpu_traceback``: the same forward
 pass keeping direction flags, walked back on the device with the CPU engine's rules.
 """

@@ -7,8 +7,10 @@ length: ``_gpu_backend._plan``) and run in chunks that fit device memory. For ea
 CIGAR text and the pair's fields, and ``pack_text`` puts the texts side by side. Only the
 CIGARs cross to the host chunk by chunk, on a copy stream, while the device works on the next
 chunk; the fields, column-major in the device's own order of pairs, cross once at the end,
-straight into the caller's columns. The residues go to the device on the copy threads while
-the pairs are planned. The flags and the walk are ``cpu.trace``'s, so every field and CIGAR
+into the caller's columns. Every copy to or from the host goes through pinned memory. The
+residues go to the device on the copy threads while the pairs are planned, and the first
+chunks are small (each next one twice as large), so that the first kernels wait only for
+their own pairs' residues. The flags and the walk are ``cpu.trace``'s, so every field and CIGAR
 equals the CPU backend's.
 
 Several devices each take a contiguous range of a call's pairs of near-equal cells, in a
