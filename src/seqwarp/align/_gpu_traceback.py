@@ -266,10 +266,11 @@ def _fields_on_device(
     marks: list[tuple[str, Any]] | None,
 ) -> np.ndarray:
     """Align pairs (every side non-empty) on the current device: returns their (8, pairs)
-    int32 fields in pinned memory, and appends their CIGARs to ``parts``. A pair's residues start at ``q_start`` and
-    ``t_start`` in ``sources`` laid end to end; they go to the device on the copy threads
-    (``_gpu_backend._Upload``) while the pairs are planned. The walk writes each pair's
-    fields into one column-major device array of the device's pairs, copied once at the end."""
+    int32 fields in pinned memory, and appends their CIGARs to ``parts``. A pair's residues
+    start at ``q_start`` and ``t_start`` in ``sources`` laid end to end; they go to the device
+    on the copy threads (``_gpu_backend._Upload``) while the pairs are planned. The walk
+    writes each pair's fields into one column-major device array of the device's pairs,
+    copied once at the end."""
     affine = gap_open != gap_extend
     device = cp.cuda.runtime.getDevice()
     upload = _gpu_backend._Upload(cp, device, sources, _gpu_backend._COPY_THREADS)
