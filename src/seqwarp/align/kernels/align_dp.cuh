@@ -61,9 +61,9 @@
 // u != d (E beat the diagonal), bit 1 hg != u (F beat both), bit 2 E != hg[i-1][j] (E goes on
 // from the row above: not opened here), bit 3 F != hg[i][j-1] (F goes on; linear gaps: bits
 // 2 and 3 are 0, every gap cell is opened). A local alignment's zero cells need no bit: the
-// walk knows each cell's score on its path. The flags are laid out as the group writes them, by anti-diagonal step, so that a
-// step's stores are one contiguous run (rows, one per thread, would each take a sector of
-// their own): pair p's stripe S holds m + G - 1 steps of COLS / 2 bytes, and cell (i, j),
+// walk knows each cell's score on its path. The flags are laid out as the group writes them,
+// by anti-diagonal step, so that a step's stores are one contiguous run (rows, one per
+// thread, would each take a sector of their own): pair p's stripe S holds m + G - 1 steps of COLS / 2 bytes, and cell (i, j),
 // column j of the stripe's thread t at its c-th column (j - 1 = S * COLS + t * K + c), is
 // nibble c % 2 (low first) of byte
 //   flag_offset[p] + (S * (m + G - 1) + i - 1 + t) * COLS / 2 + (t * K + c) / 2.
