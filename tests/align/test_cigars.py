@@ -19,6 +19,8 @@ def test_behaves_as_the_list_it_was_made_from(strings: list[str]) -> None:
     assert len(cigars) == len(strings)
     assert cigars == strings and list(cigars) == strings and cigars.tolist() == strings
     assert cigars[1:4] == strings[1:4]
+    for part in (slice(None), slice(2, None), slice(-3, -1), slice(5, 2), slice(None, None, 2)):
+        assert cigars[part] == strings[part]
     if strings:
         assert cigars[-1] == strings[-1] and cigars[0] == strings[0]
         assert cigars != [*strings[:-1], strings[-1] + "="]

@@ -97,7 +97,12 @@ class Cigars(Sequence[str]):
 
     def __getitem__(self, index: int | slice) -> str | list[str]:
         if isinstance(index, slice):
-            return [self[p] for p in range(*index.indices(len(self)))]
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                return [self[p] for p in range(start, stop, step)]
+            text = self.text
+            bounds = self.offsets[start : max(start, stop) + 1].tolist()
+            return [text[a:b] for a, b in itertools.pairwise(bounds)]
         p = range(len(self))[index]
         return self.text[self.offsets[p] : self.offsets[p + 1]]
 

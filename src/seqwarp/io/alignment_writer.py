@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import IO, ClassVar
-
-import numpy as np
+from typing import IO, ClassVar, NamedTuple
 
 from ..align.results import CigarResult, EndsResult, ScoreResult
 from ..errors import InvalidParameter
@@ -26,8 +24,7 @@ _EXTENSIONS = {
 }
 
 
-@dataclass(frozen=True)
-class AlignmentRecord:
+class AlignmentRecord(NamedTuple):
     """One aligned pair, as every writer sees it (begins are ``None`` without a traceback)."""
 
     query: str
@@ -44,26 +41,45 @@ class AlignmentRecord:
     alignment_length: int | None
 
 
+# records are made and written this many at a time: a column becomes a list of Python values
+# in one call (an int() a value and a record at a time took most of a SAM run's time)
+_CHUNK = 1 << 16
+
+
 def records(result: ScoreResult) -> Iterator[AlignmentRecord]:
     """The pairs of a result as records, in result order."""
+    for a in range(0, len(result), _CHUNK):
+        columns = _columns(result, a, min(a + _CHUNK, len(result)))
+        yield from map(AlignmentRecord._make, zip(*columns, strict=True))
+
+
+def _columns(result: ScoreResult, a: int, b: int) -> tuple[list, ...]:
+    """Pairs ``a:b`` of ``result`` as one list a record field, in ``AlignmentRecord`` order."""
     has_ends = isinstance(result, EndsResult)
     has_cigar = isinstance(result, CigarResult)
-    for p in range(len(result)):
-        qi, ti = int(result.query_index[p]), int(result.target_index[p])
-        yield AlignmentRecord(
-            query=result.query_names[qi],
-            target=result.target_names[ti],
-            query_index=qi,
-            target_index=ti,
-            score=int(result.score[p]),
-            query_begin=int(result.query_begin[p]) if has_cigar else None,
-            query_end=int(result.query_end[p]) if has_ends else None,
-            target_begin=int(result.target_begin[p]) if has_cigar else None,
-            target_end=int(result.target_end[p]) if has_ends else None,
-            cigar=result.cigar[p] if has_cigar else None,
-            matches=int(result.matches[p]) if has_cigar else None,
-            alignment_length=int(result.alignment_length[p]) if has_cigar else None,
-        )
+    none = [None] * (b - a)
+    q_index = result.query_index[a:b].tolist()
+    t_index = result.target_index[a:b].tolist()
+    query_names, target_names = result.query_names, result.target_names
+    ends = (result.query_end[a:b].tolist(), result.target_end[a:b].tolist()) if has_ends else None
+    if has_cigar:
+        begins = (result.query_begin[a:b].tolist(), result.target_begin[a:b].tolist())
+        cigars = result.cigar[a:b]
+        counts = (result.matches[a:b].tolist(), result.alignment_length[a:b].tolist())
+    return (
+        [query_names[i] for i in q_index],
+        [target_names[i] for i in t_index],
+        q_index,
+        t_index,
+        result.score[a:b].tolist(),
+        begins[0] if has_cigar else none,
+        ends[0] if has_ends else none,
+        begins[1] if has_cigar else none,
+        ends[1] if has_ends else none,
+        cigars if has_cigar else none,
+        counts[0] if has_cigar else none,
+        counts[1] if has_cigar else none,
+    )
 
 
 class AlignmentWriter:
@@ -87,11 +103,11 @@ class AlignmentWriter:
         """Text after the last record (nothing by default)."""
 
     def write_all(self, result: ScoreResult) -> None:
-        """Header, every record of ``result``, footer."""
+        """Header, every record of ``result``, footer (records written ``_CHUNK`` at a time)."""
         self.write_header()
-        write = self.stream.write
-        for record in records(result):
-            write(self.format_record(record))
+        lines = map(self.format_record, records(result))
+        while chunk := "".join(itertools.islice(lines, _CHUNK)):
+            self.stream.write(chunk)
         self.write_footer()
 
 
@@ -111,11 +127,3 @@ def get_writer(fmt: str) -> type[AlignmentWriter]:
     """The writer class of a format, importing its module on first use."""
     module = importlib.import_module(f".{FORMATS[fmt]}", __package__)
     return module.Writer
-
-
-def quality_string(batch: SequenceBatch, index: int) -> str:
-    """Phred+33 qualities of a record, or ``*`` when the input had none."""
-    if batch.qualities is None:
-        return "*"
-    start, stop = batch.offsets[index], batch.offsets[index + 1]
-    return np.asarray(batch.qualities[start:stop]).tobytes().decode("ascii")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 from .alignment_writer import AlignmentRecord, AlignmentWriter
@@ -12,4 +11,4 @@ class Writer(AlignmentWriter):
     """One JSON object per line; fields that were not computed are ``null``."""
 
     def format_record(self, r: AlignmentRecord) -> str:
-        return json.dumps(dataclasses.asdict(r), separators=(",", ":")) + "\n"
+        return json.dumps(r._asdict(), separators=(",", ":")) + "\n"

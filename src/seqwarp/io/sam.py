@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import IO
+
+import numpy as np
+
 from .. import __version__
-from .alignment_writer import AlignmentRecord, AlignmentWriter, quality_string
+from ..sequences import SequenceBatch
+from .alignment_writer import AlignmentRecord, AlignmentWriter
 
 UNMAPPED = 4
 
@@ -22,10 +27,23 @@ class Writer(AlignmentWriter):
         lines.append(f"@PG\tID:seqwarp\tPN:seqwarp\tVN:{__version__}")
         self.stream.write("\n".join(lines) + "\n")
 
+    def __init__(self, stream: IO[str], queries: SequenceBatch, targets: SequenceBatch) -> None:
+        super().__init__(stream, queries, targets)
+        # every query's letters and qualities decoded once, sliced per record (a decoding a
+        # record took a third of a SAM run's time)
+        self._letters = queries.alphabet.decode(queries.codes)
+        self._qualities = (
+            None
+            if queries.qualities is None
+            else np.asarray(queries.qualities).tobytes().decode("ascii")
+        )
+        self._bounds = queries.offsets.tolist()
+
     def format_record(self, r: AlignmentRecord) -> str:
-        q_len = int(self.queries.lengths[r.query_index])
-        sequence = self.queries.sequence(r.query_index) or "*"
-        quality = quality_string(self.queries, r.query_index) if q_len else "*"
+        start, stop = self._bounds[r.query_index], self._bounds[r.query_index + 1]
+        q_len = stop - start
+        sequence = self._letters[start:stop] or "*"
+        quality = "*" if self._qualities is None or not q_len else self._qualities[start:stop]
         if not r.cigar:
             return f"{r.query}\t{UNMAPPED}\t*\t0\t0\t*\t*\t0\t0\t{sequence}\t{quality}\tAS:i:{r.score}\n"
         clip_left = f"{r.query_begin}S" if r.query_begin else ""

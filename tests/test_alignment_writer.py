@@ -1,0 +1,80 @@
+"""The alignment writers take a result's columns a chunk at a time: the records and every
+format's text do not depend on the chunk size, and each record holds its pair's values."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+from seqwarp.align import Aligner
+from seqwarp.io import alignment_writer
+from seqwarp.io.alignment_writer import FORMATS, get_writer, records
+from seqwarp.scoring import Scoring
+from seqwarp.sequences import SequenceBatch
+
+
+@pytest.fixture(scope="module")
+def batches() -> tuple[SequenceBatch, SequenceBatch]:
+    rng = np.random.default_rng(11)
+    queries = ["".join(rng.choice(list("ACGT"), size=int(rng.integers(0, 40)))) for _ in range(23)]
+    targets = ["".join(rng.choice(list("ACGT"), size=int(rng.integers(1, 40)))) for _ in range(23)]
+    quals = [bytes(rng.integers(33, 74, size=len(q), dtype=np.uint8)) for q in queries]
+    q = SequenceBatch.from_strings(queries)
+    q = SequenceBatch(
+        q.codes, q.offsets, q.names, q.alphabet, np.frombuffer(b"".join(quals), np.uint8)
+    )
+    return q, SequenceBatch.from_strings(targets)
+
+
+@pytest.mark.parametrize("output", ["score", "ends", "cigar"])
+def test_records_hold_each_pairs_values(batches, output: str) -> None:
+    q, t = batches
+    result = Aligner("local", Scoring.dna(2, -1, 2, 1), device="cpu").align(q, t, output=output)
+    got = list(records(result))
+    assert len(got) == len(result)
+    for p, r in enumerate(got):
+        assert (r.query, r.target) == (q.names[p], t.names[p])
+        assert (r.query_index, r.target_index, r.score) == (p, p, int(result.score[p]))
+        if output == "score":
+            assert r.query_end is r.cigar is None
+        else:
+            assert (r.query_end, r.target_end) == (
+                int(result.query_end[p]),
+                int(result.target_end[p]),
+            )
+        if output == "cigar":
+            assert (r.cigar, r.matches) == (result.cigar[p], int(result.matches[p]))
+            assert r.query_begin == int(result.query_begin[p])
+        else:
+            assert r.query_begin is r.cigar is r.matches is None
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_text_does_not_depend_on_the_chunk_size(batches, fmt: str, monkeypatch) -> None:
+    q, t = batches
+    writer = get_writer(fmt)
+    output = "cigar" if writer.needs_cigar else "ends"
+    result = Aligner("local", Scoring.dna(2, -1, 2, 1), device="cpu").align(q, t, output=output)
+    texts = []
+    for chunk in (1 << 16, 5, 1):
+        monkeypatch.setattr(alignment_writer, "_CHUNK", chunk)
+        stream = io.StringIO()
+        writer(stream, q, t).write_all(result)
+        texts.append(stream.getvalue())
+    assert texts[0] == texts[1] == texts[2]
+    assert texts[0].count("\n") >= len(result)
+
+
+def test_sam_sequence_and_qualities_are_each_querys(batches) -> None:
+    q, t = batches
+    result = Aligner("local", Scoring.dna(2, -1, 2, 1), device="cpu").align(q, t, output="cigar")
+    stream = io.StringIO()
+    get_writer("sam")(stream, q, t).write_all(result)
+    lines = [line.split("\t") for line in stream.getvalue().splitlines() if line[0] != "@"]
+    assert len(lines) == len(result)
+    for p, fields in enumerate(lines):
+        start, stop = int(q.offsets[p]), int(q.offsets[p + 1])
+        assert fields[9] == (q.sequence(p) or "*")
+        assert fields[10] == (q.qualities[start:stop].tobytes().decode() if stop > start else "*")
