@@ -4,6 +4,7 @@ format's text do not depend on the chunk size, and each record holds its pair's 
 from __future__ import annotations
 
 import io
+import json
 
 import numpy as np
 import pytest
@@ -78,3 +79,15 @@ def test_sam_sequence_and_qualities_are_each_querys(batches) -> None:
         start, stop = int(q.offsets[p]), int(q.offsets[p + 1])
         assert fields[9] == (q.sequence(p) or "*")
         assert fields[10] == (q.qualities[start:stop].tobytes().decode() if stop > start else "*")
+
+
+def test_json_lines_are_json_dumps_of_the_records() -> None:
+    names = ['q"1', "q\\2", "q\u00e93", "q/4"]
+    q = SequenceBatch.from_strings(["ACGTAC", "GG", "TTAG", "A"], names=names)
+    t = SequenceBatch.from_strings(["ACGAAC", "GA", "TAG", "C"], names=[n + "t" for n in names])
+    for output in ("ends", "cigar"):
+        result = Aligner("local", Scoring.dna(2, -1, 2, 1), device="cpu").align(q, t, output=output)
+        stream = io.StringIO()
+        get_writer("json")(stream, q, t).write_all(result)
+        expected = [json.dumps(r._asdict(), separators=(",", ":")) + "\n" for r in records(result)]
+        assert stream.getvalue() == "".join(expected)
