@@ -5,9 +5,10 @@ launch apart (Nsight Compute's warp stall reasons, issue slots and occupancy), e
         --section WarpStateStats --section SchedulerStats --section Occupancy \\
         python tools/gpu_one_launch.py --length 512 --mode global --gap linear
 
-Reads of ``--length`` with 3 % substitutions against their source windows of a random genome,
-+2/-1, gap 1 (linear) or 2/1 (affine); the kernels are staged as the benchmark stages them
-(``_gpu_backend.stage``) and each pass launches all of them and waits.
+The benchmark's reads (``seqwarp.bench.workloads.simulate_batches`` from ``--genome``, by
+default E. coli K-12) against their source windows, +2/-1, gap 1 (linear) or 2/1 (affine);
+the kernels are staged as the benchmark stages them (``_gpu_backend.stage``) and each pass
+launches all of them and waits.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import time
 import numpy as np
 
 from seqwarp.align import _gpu_backend
+from seqwarp.bench.workloads import load_genome, simulate_batches
 from seqwarp.scoring import Scoring
-from seqwarp.sequences import SequenceBatch
 
 
 def main() -> None:
@@ -30,26 +31,18 @@ def main() -> None:
     parser.add_argument("--gap", default="linear", choices=("linear", "affine"))
     parser.add_argument("--lanes", default="auto")
     parser.add_argument("--passes", type=int, default=4)
+    parser.add_argument("--genome", help="FASTA of the genome the reads come from")
     options = parser.parse_args()
     import cupy as cp
 
-    rng = np.random.default_rng(2)
-    genome = rng.integers(4, size=4_000_000, dtype=np.uint8)
-    starts = rng.integers(0, len(genome) - options.length, size=options.pairs)
-    target = genome[starts[:, None] + np.arange(options.length)]
-    query = target.copy()
-    changed = rng.random(query.shape) < 0.03
-    query[changed] = (query[changed] + 1) % 4
+    _, genome = load_genome(options.genome)
+    q, t, _ = simulate_batches(genome, options.length, options.pairs, seed=2)
     gap_open = 1 if options.gap == "linear" else 2
     scoring = Scoring.dna(2, -1, gap_open, 1)
-    offsets = np.arange(options.pairs + 1, dtype=np.int64) * options.length
-    names = tuple(map(str, range(options.pairs)))
-    q = SequenceBatch(query.ravel(), offsets, names, scoring.alphabet)
-    t = SequenceBatch(target.ravel(), offsets, names, scoring.alphabet)
     index = np.arange(options.pairs, dtype=np.int64)
     args = (q, t, index, index, scoring.matrix, options.mode, scoring.gap_open, scoring.gap_extend)
     staged = _gpu_backend.stage(*args, lanes=options.lanes)
-    cells = float(options.pairs) * options.length * options.length
+    cells = float(np.sum(q.lengths * t.lengths))
     for k in range(options.passes):
         start = time.perf_counter()
         for launch in staged:

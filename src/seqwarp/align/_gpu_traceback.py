@@ -229,24 +229,23 @@ def _align_on_device(
     """Align pairs (every side non-empty) on the current device: fields into ``out`` at
     ``positions``, CIGARs appended to ``parts`` (see :func:`_fields_on_device`)."""
     first = int(positions[0])
-    if int(positions[-1]) - first != len(positions) - 1:  # not consecutive (they increase)
-        out.T[:, positions] = _fields_on_device(
-            cp, sources, q_start, t_start, m, n, positions, matrix, mode, gap_open, gap_extend,
-            budget, parts, marks,
-        )  # fmt: skip
-        return
+    consecutive = int(positions[-1]) - first == len(positions) - 1  # (they increase)
+    rows = out.T[:, first : first + len(positions)]
     # the fresh pages of these rows of ``out``, faulted in on a gather thread while the
     # device works rather than by the fields' copy after the last kernel
-    rows = out.T[:, first : first + len(positions)]
-    touched = pool("gather").submit(rows.fill, 0)
+    touched = pool("gather").submit(rows.fill, 0) if consecutive else None
     try:
         host = _fields_on_device(
             cp, sources, q_start, t_start, m, n, positions, matrix, mode, gap_open, gap_extend,
             budget, parts, marks,
         )  # fmt: skip
     finally:
-        wait([touched])  # a rerun in halves must not find it still writing
-    rows[...] = host
+        if touched is not None:
+            wait([touched])  # a rerun in halves must not find it still writing
+    if consecutive:
+        rows[...] = host
+    else:
+        out.T[:, positions] = host
 
 
 def _fields_on_device(

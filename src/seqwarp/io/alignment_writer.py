@@ -53,33 +53,30 @@ def records(result: ScoreResult) -> Iterator[AlignmentRecord]:
         yield from map(AlignmentRecord._make, zip(*columns, strict=True))
 
 
-def _columns(result: ScoreResult, a: int, b: int) -> tuple[list, ...]:
-    """Pairs ``a:b`` of ``result`` as one list a record field, in ``AlignmentRecord`` order."""
+def _columns(result: ScoreResult, a: int, b: int) -> list[list]:
+    """Pairs ``a:b`` of ``result`` as one list a record field, in ``AlignmentRecord`` order
+    (``None`` for the fields the result's output did not compute)."""
     has_ends = isinstance(result, EndsResult)
     has_cigar = isinstance(result, CigarResult)
-    none = [None] * (b - a)
-    q_index = result.query_index[a:b].tolist()
-    t_index = result.target_index[a:b].tolist()
-    query_names, target_names = result.query_names, result.target_names
-    ends = (result.query_end[a:b].tolist(), result.target_end[a:b].tolist()) if has_ends else None
-    if has_cigar:
-        begins = (result.query_begin[a:b].tolist(), result.target_begin[a:b].tolist())
-        cigars = result.cigar[a:b]
-        counts = (result.matches[a:b].tolist(), result.alignment_length[a:b].tolist())
-    return (
-        [query_names[i] for i in q_index],
-        [target_names[i] for i in t_index],
+
+    def column(name: str, present: bool) -> list:
+        return getattr(result, name)[a:b].tolist() if present else [None] * (b - a)
+
+    q_index, t_index = column("query_index", True), column("target_index", True)
+    return [
+        [result.query_names[i] for i in q_index],
+        [result.target_names[i] for i in t_index],
         q_index,
         t_index,
-        result.score[a:b].tolist(),
-        begins[0] if has_cigar else none,
-        ends[0] if has_ends else none,
-        begins[1] if has_cigar else none,
-        ends[1] if has_ends else none,
-        cigars if has_cigar else none,
-        counts[0] if has_cigar else none,
-        counts[1] if has_cigar else none,
-    )
+        column("score", True),
+        column("query_begin", has_cigar),
+        column("query_end", has_ends),
+        column("target_begin", has_cigar),
+        column("target_end", has_ends),
+        result.cigar[a:b] if has_cigar else [None] * (b - a),
+        column("matches", has_cigar),
+        column("alignment_length", has_cigar),
+    ]
 
 
 class AlignmentWriter:

@@ -9,7 +9,7 @@ from ..sequences import SequenceBatch
 from .alignment_writer import AlignmentRecord, AlignmentWriter
 
 
-def value(x: int | None) -> str:
+def _number(x: int | None) -> str:
     """A field that may not have been computed, as JSON."""
     return "null" if x is None else str(x)
 
@@ -34,8 +34,8 @@ class Writer(AlignmentWriter):
         return (
             f'{{"query":{self._name(r.query)},"target":{self._name(r.target)},'
             f'"query_index":{r.query_index},"target_index":{r.target_index},"score":{r.score},'
-            f'"query_begin":{value(r.query_begin)},"query_end":{value(r.query_end)},'
-            f'"target_begin":{value(r.target_begin)},"target_end":{value(r.target_end)},'
-            f'"cigar":{cigar},"matches":{value(r.matches)},'
-            f'"alignment_length":{value(r.alignment_length)}}}\n'
+            f'"query_begin":{_number(r.query_begin)},"query_end":{_number(r.query_end)},'
+            f'"target_begin":{_number(r.target_begin)},"target_end":{_number(r.target_end)},'
+            f'"cigar":{cigar},"matches":{_number(r.matches)},'
+            f'"alignment_length":{_number(r.alignment_length)}}}\n'
         )

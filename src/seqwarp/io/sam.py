@@ -18,15 +18,6 @@ class Writer(AlignmentWriter):
 
     needs_cigar = True
 
-    def write_header(self) -> None:
-        lines = ["@HD\tVN:1.6\tSO:unsorted"]
-        lines += [
-            f"@SQ\tSN:{name}\tLN:{length}"
-            for name, length in zip(self.targets.names, self.targets.lengths, strict=True)
-        ]
-        lines.append(f"@PG\tID:seqwarp\tPN:seqwarp\tVN:{__version__}")
-        self.stream.write("\n".join(lines) + "\n")
-
     def __init__(self, stream: IO[str], queries: SequenceBatch, targets: SequenceBatch) -> None:
         super().__init__(stream, queries, targets)
         # every query's letters and qualities decoded once, sliced per record (a decoding a
@@ -38,6 +29,15 @@ class Writer(AlignmentWriter):
             else np.asarray(queries.qualities).tobytes().decode("ascii")
         )
         self._bounds = queries.offsets.tolist()
+
+    def write_header(self) -> None:
+        lines = ["@HD\tVN:1.6\tSO:unsorted"]
+        lines += [
+            f"@SQ\tSN:{name}\tLN:{length}"
+            for name, length in zip(self.targets.names, self.targets.lengths, strict=True)
+        ]
+        lines.append(f"@PG\tID:seqwarp\tPN:seqwarp\tVN:{__version__}")
+        self.stream.write("\n".join(lines) + "\n")
 
     def format_record(self, r: AlignmentRecord) -> str:
         start, stop = self._bounds[r.query_index], self._bounds[r.query_index + 1]
