@@ -193,6 +193,30 @@ __device__ __forceinline__ bool beats(const End& a, const End& b) {
     return a.score > b.score || (a.score == b.score && (a.i < b.i || (a.i == b.i && a.j < b.j)));
 }
 
+// x[c] for a c known only at run time, by a tree of selects on c's bits: registers take
+// constant indices only, and a select tree has no branch (c outside [0, K): any x[c']).
+// Selects on the bit patterns, so that no lane type's array is placed in local memory.
+template <int K>
+__device__ __forceinline__ unsigned pick_bits(const unsigned (&x)[K], int c) {
+    static_assert((K & (K - 1)) == 0, "K must be a power of two");
+    if constexpr (K == 1) {
+        return x[0];
+    } else {
+        unsigned half[K / 2];
+#pragma unroll
+        for (int k = 0; k < K / 2; ++k) half[k] = (c & 1) ? x[2 * k + 1] : x[2 * k];
+        return pick_bits<K / 2>(half, c >> 1);
+    }
+}
+
+template <class L, int K>
+__device__ __forceinline__ typename L::V pick(const typename L::V (&x)[K], int c) {
+    unsigned b[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) b[k] = L::bits(x[k]);
+    return L::from_bits(pick_bits<K>(b, c));
+}
+
 // H on row 0 / column 0, k residues into the other sequence
 template <int MODE>
 __device__ __forceinline__ int boundary(int k, int go, int ge) {
@@ -347,11 +371,17 @@ __device__ __forceinline__ void align_dp(
         // which it records an end (-1: none)
         int end_row[PAIRS];
         bool any_last = false;
+        // semi-global: the lanes of the pairs whose column n this thread holds, the best hg
+        // of that column above row m and the first row holding it (one row per lane); they
+        // are compared with the pair's best once, after the rows
+        unsigned last_lanes = 0, last_row = 0;
+        V last_best = v_neg;
 #pragma unroll
         for (int k = 0; k < PAIRS; ++k) {
             const bool has_last = n[k] > c0 && n[k] <= c0 + K;
             any_last = any_last || has_last;
             end_row[k] = (MODE == GLOBAL ? has_last : c0 < n[k]) ? m[k] : -1;
+            if (has_last) last_lanes |= PAIRS == 1 ? FULL : 0xffffu << (16 * k);
         }
 
         // --- windows of G rows: query letters (and the handed-on column for thread 0) -------
@@ -529,20 +559,21 @@ __device__ __forceinline__ void align_dp(
 #pragma unroll
                     for (int c = 0; c < K; ++c) snap[c] = L::blend(mask, hg[c], snap[c]);
                 } else {
-                    // semi-global: column n at rows < m, in every row (cheap unless ours)
+                    // semi-global: column n above row m, in every row: a select tree picks
+                    // each pair's column, and a strictly higher hg replaces the best (the
+                    // first row stays), as local mode's row maximum does
                     if (MODE == SEMI_GLOBAL && any_last) {
-#pragma unroll
-                        for (int k = 0; k < PAIRS; ++k) {
-                            const int lk = n[k] - c0 - 1;
-                            if (lk >= 0 && lk < K && i < m[k]) {
-                                int x = 0;
-#pragma unroll
-                                for (int c = 0; c < K; ++c)
-                                    if (c == lk) x = L::lane(hg[c], k);
-                                const End cand{x + go, i, n[k]};
-                                if (beats(cand, best[k])) best[k] = cand;
-                            }
+                        V x = pick<L, K>(hg, n[0] - c0 - 1);
+                        unsigned open = i < m[0] ? FULL : 0u;
+                        if constexpr (PAIRS == 2) {
+                            x = L::from_bits(permute(L::bits(x), L::bits(pick<L, K>(hg, n[1] - c0 - 1)),
+                                                     0x7610));
+                            open = (open & 0xffffu) | (i < m[1] ? 0xffff0000u : 0u);
                         }
+                        const unsigned mask = L::gt_mask(x, last_best) & open & last_lanes;
+                        last_best = L::blend(mask, x, last_best);
+                        const unsigned row = PAIRS == 1 ? (unsigned)i : (unsigned)i * 0x10001u;
+                        last_row = (row & mask) | (last_row & ~mask);
                     }
                     // row m: the end cell (global) or the last row (semi-global), once a pair
                     bool at_end = i == end_row[0];
@@ -550,20 +581,24 @@ __device__ __forceinline__ void align_dp(
                     if (at_end) {
 #pragma unroll
                         for (int k = 0; k < PAIRS; ++k) {
-                            const int lk = n[k] - c0 - 1;
                             if (MODE == GLOBAL && i == end_row[k]) {
-                                int x = 0;
-#pragma unroll
-                                for (int c = 0; c < K; ++c)
-                                    if (c == lk) x = L::lane(hg[c], k);
+                                const int x = L::lane(pick<L, K>(hg, n[k] - c0 - 1), k);
                                 best[k] = End{x + go, m[k], n[k]};
                             }
                             if (MODE == SEMI_GLOBAL && i == end_row[k]) {
+                                // the row's best column of the thread (the first on ties), then
+                                // one comparison with the pair's best
+                                int x_best = WORST, j_best = 0;
 #pragma unroll
                                 for (int c = 0; c < K; ++c) {
-                                    const End cand{L::lane(hg[c], k) + go, i, c0 + c + 1};
-                                    if (c0 + c + 1 <= n[k] && beats(cand, best[k])) best[k] = cand;
+                                    const int x = L::lane(hg[c], k);
+                                    if (c0 + c + 1 <= n[k] && x > x_best) {
+                                        x_best = x;
+                                        j_best = c0 + c + 1;
+                                    }
                                 }
+                                const End cand{x_best + go, i, j_best};
+                                if (j_best > 0 && beats(cand, best[k])) best[k] = cand;
                             }
                         }
                     }
@@ -588,6 +623,14 @@ __device__ __forceinline__ void align_dp(
             }
         }
 
+        if constexpr (MODE == SEMI_GLOBAL) {
+#pragma unroll
+            for (int k = 0; k < PAIRS; ++k) {
+                const int row = PAIRS == 1 ? (int)last_row : (int)((last_row >> (16 * k)) & 0xffff);
+                const End cand{L::lane(last_best, k) + go, row, n[k]};
+                if (row > 0 && beats(cand, best[k])) best[k] = cand;
+            }
+        }
         if constexpr (MODE == LOCAL) {
             // the first column of the snapshot row that holds the thread's best of this stripe
 #pragma unroll

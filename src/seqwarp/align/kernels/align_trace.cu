@@ -67,7 +67,8 @@ __device__ __forceinline__ void put_run_reversed(unsigned char* text, int& at, i
 }
 
 // ends         per pair: score, query end, target end (align_fill's out)
-// columns, group  align_fill's K and G: where a cell's flags are (align_dp.cuh's layout)
+// columns, group  align_fill's K and G (powers of two): where a cell's flags are (align_dp.cuh's
+//              layout)
 // matrix, alpha, go, ge  the scores (local: the walk follows the score along its path)
 // text         per pair: 2 (m + n) bytes from text_offset[pair]; receives the CIGAR, whose
 //              length goes to text_len[pair] (a run of L operations takes at most 2 L bytes)
@@ -102,14 +103,16 @@ __global__ void __launch_bounds__(128) trace_walk(
     const unsigned char* q = codes + q_start[p];
     const unsigned char* t = codes + t_start[p];
     const unsigned char* cells = flags + flag_offset[p];
-    const int stripe_cols = columns * group;
+    // K and G are powers of two: the cell's place by shifts and masks, not divisions
+    const int column_shift = __ffs(columns) - 1, stripe_shift = column_shift + __ffs(group) - 1;
+    const int stripe_mask = (1 << stripe_shift) - 1;
     const long long stripe_steps = q_len[p] + group - 1;
     // the nibble of cell (i, j): stripe S, its thread t (K columns each) wrote row i at step
     // i - 1 + t
     auto flags_of = [&](int i, int j) {
-        const int S = (j - 1) / stripe_cols, within = (j - 1) - S * stripe_cols;
-        const long long step = S * stripe_steps + i - 1 + within / columns;
-        return (cells[step * (stripe_cols / 2) + within / 2] >> (4 * (within & 1))) & 0xf;
+        const int S = (j - 1) >> stripe_shift, within = (j - 1) & stripe_mask;
+        const long long step = S * stripe_steps + i - 1 + (within >> column_shift);
+        return (cells[(step << (stripe_shift - 1)) + (within >> 1)] >> (4 * (within & 1))) & 0xf;
     };
     unsigned char* out = text + text_offset[p];
     const int q_end = ends[3 * p + 1], t_end = ends[3 * p + 2];
