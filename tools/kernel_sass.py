@@ -32,8 +32,8 @@ from seqwarp.cuda import kernel_source
 
 # the 512 bp reads' windows run in 8-thread groups of 16 columns (5 stripes of 128 columns)
 DEFAULT = (
-    "global:linear:s16x2-bytes:16:8",
-    "global:affine:s16x2-bytes:16:8",
+    "global:linear:s16x2-bytes-offset:16:8",
+    "global:affine:s16x2-bytes-offset:16:8",
     "local:affine:s16x2-bytes:16:8",
 )
 _DP_OPS = ("VIADDMNMX", "VIMNMX", "IMNMX", "HMNMX2", "HADD2")

@@ -11,11 +11,14 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
+import parasail
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from seqwarp.align import _gpu_backend, _gpu_traceback
 from seqwarp.align._host_scan import shape_sort
-from seqwarp.align.plan import score_bound, shape_key, tile_cost, tile_runs
+from seqwarp.align.plan import offset_bound, score_bound, shape_key, tile_cost, tile_runs
 from seqwarp.alphabets import DNA
 from seqwarp.cuda import kernel_source
 from seqwarp.scoring import Scoring
@@ -49,7 +52,17 @@ INSTANCES = {
             ("global", "semi-global", "local"), (False, True), (2, 4)
         )
     ]
-    + [_gpu_backend.kernel_name("global", True, "s32", 8, 32, split=3, cluster=2)],
+    + [_gpu_backend.kernel_name("global", True, "s32", 8, 32, split=3, cluster=2)]
+    + [
+        _gpu_backend.kernel_name(mode, affine, lane, 16, 8)
+        for mode, affine, lane in itertools.product(
+            ("global", "semi-global"),
+            (False, True),
+            ("s32-offset", "s16x2-offset", "s16x2-bytes-offset"),
+        )
+    ]
+    + [_gpu_backend.kernel_name("semi-global", True, "s16x2-bytes-offset", 16, 32, split=8)]
+    + [_gpu_backend.kernel_name("global", False, "s32-offset", 16, 32, split=8, cluster=2)],
     "align_trace.cu": [
         _gpu_traceback.fill_name(mode, affine, lane, 32, 16)
         for mode, affine, lane in itertools.product(
@@ -155,6 +168,63 @@ def test_score_bound_covers_cells_and_gaps() -> None:
     assert bound[0] >= 1024 and bound[1] >= 8000
     assert bound[2] >= 2000  # a 1-residue query against 2000: a long gap
     assert bound[0] <= 2048  # 512 bp DNA stays in the half2 lane
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    m=st.integers(1, 70),
+    n=st.integers(1, 70),
+    match=st.integers(1, 9),
+    mismatch=st.integers(-9, -1),
+    gaps=st.tuples(st.integers(1, 12), st.integers(1, 12)),
+    identical=st.booleans(),
+    semi=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_offset_bound_covers_every_cell(m, n, match, mismatch, gaps, identical, semi, seed):
+    """Every cell of the offset form, G = H + (i + j) * ge (H from parasail's score table),
+    lies in [-2 go + 2 ge, offset_bound] for global and semi-global alignments."""
+    go, ge = max(gaps), min(gaps)
+    rng = np.random.default_rng(seed)
+    query = "".join(rng.choice(list("ACGT"), m))
+    target = query[:n] + "A" * (n - m) if identical else "".join(rng.choice(list("ACGT"), n))
+    matrix = parasail.matrix_create("ACGT", match, mismatch)
+    table = parasail.sg_table if semi else parasail.nw_table
+    result = table(query, target, go, ge, matrix)  # the table lives as long as the result
+    h = np.array(result.score_table, dtype=np.int64)
+    g = h + (np.arange(1, m + 1)[:, None] + np.arange(1, n + 1)[None, :]) * ge
+    assert g.max() <= offset_bound(m, n, match, ge)
+    assert g.min() >= -2 * go + 2 * ge
+
+
+def test_offset_bound_is_at_most_twice_the_score_bound() -> None:
+    """So the s16x2 lane (score_bound <= 12000) holds the offset form of all its pairs."""
+    rng = np.random.default_rng(5)
+    m, n = rng.integers(1, 40_000, size=(2, 5000))
+    for max_score, min_score, go, ge in (
+        (2, -1, 2, 1),
+        (11, -4, 11, 1),
+        (5, -4, 1, 1),
+        (1, -9, 30, 7),
+    ):
+        bound = score_bound(m, n, max_score, min_score, go, ge)
+        assert np.all(offset_bound(m, n, max_score, ge) <= 2 * bound)
+    assert 2 * _gpu_backend._LANE_LIMIT["s16x2"] < 32767 - 2 * 127
+
+
+def test_global_and_semi_global_scores_take_the_offset_form() -> None:
+    dna = Scoring.dna(2, -1, 2, 1).matrix
+    m = np.array([512, 4096, 8192, 500])
+    for lanes in ("auto", "s32", "half2"):
+        plain = {x.kernel_lane for x in _gpu_backend._plan(m, m, dna, 2, 1, lanes)}
+        offset = {x.kernel_lane for x in _gpu_backend._plan(m, m, dna, 2, 1, lanes, offset=True)}
+        expected = {"auto": {"s16x2-bytes", "s32"}, "s32": {"s32"}, "half2": {"half2", "s32"}}
+        assert plain == expected[lanes]
+        assert offset == {k if k == "half2" else f"{k}-offset" for k in plain}
+    # scores of up to 127 fit the byte profile, but not with 2 ge added
+    wide = np.where(np.eye(4, dtype=bool), 126, -1).astype(dna.dtype)
+    launches = _gpu_backend._plan(np.full(2, 20), np.full(2, 20), wide, 2, 1, "auto", offset=True)
+    assert {x.kernel_lane for x in launches} == {"s16x2-offset"}
 
 
 DNA_TILES = ((8, 16), (16, 16), (16, 32))

@@ -78,12 +78,17 @@ __all__ = ["LANES", "Staged", "align", "kernel_name", "prepare", "score", "stage
 LANES = ("auto", "s16x2", "half2", "s32")
 _MODES = {"global": 0, "semi-global": 1, "local": 2}
 # kernel lane -> (traits struct in lanes.cuh, bytes per profile score); "s16x2-bytes" is the
-# s16x2 lane with an 8-bit profile, used when every substitution score fits a signed byte
+# s16x2 lane with an 8-bit profile, used when every substitution score fits a signed byte;
+# "-offset": the same lane in align_dp.cuh's anti-diagonal offset form (global and
+# semi-global scores whose offset values the lane holds)
 _LANE_STRUCT = {
     "s32": ("LaneS32", 4),
     "s16x2": ("LaneS16x2", 2),
     "s16x2-bytes": ("LaneS16x2Bytes", 1),
     "half2": ("LaneHalf2", 2),
+    "s32-offset": ("Offset<seqwarp::LaneS32>", 4),
+    "s16x2-offset": ("Offset<seqwarp::LaneS16x2>", 2),
+    "s16x2-bytes-offset": ("Offset<seqwarp::LaneS16x2Bytes>", 1),
 }
 # the largest |value| each lane type holds exactly (lanes.cuh: s16x2 keeps -16384 as minus
 # infinity; half represents every integer up to 2048)
@@ -220,10 +225,12 @@ def _plan(
     gap_extend: int,
     lanes: str,
     tiles: tuple[tuple[int, int], ...] | None = None,
+    offset: bool = False,
 ) -> list[_Launch]:
     """Lane type and tile of every pair with both sides non-empty; ``tiles`` overrides the
-    (threads per group, columns per thread) choices, narrowest first. The launches' pairs are
-    consecutive slices of one array (``_Launch.start`` says where each begins)."""
+    (threads per group, columns per thread) choices, narrowest first; ``offset`` (global and
+    semi-global scores) runs the fused lanes in the anti-diagonal offset form. The launches'
+    pairs are consecutive slices of one array (``_Launch.start`` says where each begins)."""
     shortest_m, longest_m = int(m.min()), int(m.max())
     shortest_n, longest_n = int(n.min()), int(n.max())
     if shortest_m == longest_m > 0 and shortest_n == longest_n > 0:
@@ -246,18 +253,21 @@ def _plan(
             narrow = _narrow(m[work], n[work], matrix, gap_open, gap_extend, packed)
     if tiles is None:
         tiles = _TILES_DNA if matrix.shape[0] <= 8 else _TILES_PROTEIN
-    bytes_fit = packed == "s16x2" and int(matrix.min()) >= -128 and int(matrix.max()) <= 127
-    # one array for every launch: the narrow lane's pairs, then the int32 lane's
+    # one array for every launch: the narrow lane's pairs, then the int32 lane's; the fused
+    # lanes in the offset form when asked (plan.offset_bound: it holds whatever they hold)
+    in_form = offset and packed != "half2"
     if narrow.all():
-        parts = [(packed, 0, work, keys)]
+        parts = [(_kernel_lane(packed, in_form, matrix, gap_extend), packed, 0, work, keys)]
     else:
         chosen = (work[narrow], keys[narrow])
         rest = (work[~narrow], keys[~narrow])
-        parts = [(packed, 0, *chosen), ("s32", len(chosen[0]), *rest)]
-    order = np.concatenate([part[2] for part in parts]) if len(parts) > 1 else parts[0][2]
+        parts = [
+            (_kernel_lane(packed, in_form, matrix, gap_extend), packed, 0, *chosen),
+            (_kernel_lane("s32", offset, matrix, gap_extend), "s32", len(chosen[0]), *rest),
+        ]
+    order = np.concatenate([part[3] for part in parts]) if len(parts) > 1 else parts[0][3]
     launches = []
-    for lane, base, _, lane_keys in parts:
-        kernel_lane = "s16x2-bytes" if lane == "s16x2" and bytes_fit else lane
+    for kernel_lane, lane, base, _, lane_keys in parts:
         chosen_tiles, bounds = tile_runs(lane_keys, tiles, matrix.shape[0] + 1)
         for tile, a, b in zip(chosen_tiles.tolist(), bounds[:-1], bounds[1:], strict=True):
             group, columns = tiles[tile]
@@ -265,6 +275,16 @@ def _plan(
             pairs = order[start : base + int(b)]
             launches.append(_Launch(lane, kernel_lane, group, columns, pairs, start))
     return launches
+
+
+def _kernel_lane(lane: str, offset: bool, matrix: np.ndarray, ge: int) -> str:
+    """The ``_LANE_STRUCT`` key of ``lane``: s16x2 with an 8-bit profile where every profile
+    score fits a byte (the offset form's profile holds s + 2 ge), in the offset form or not."""
+    if lane != "s16x2":
+        return f"{lane}-offset" if offset and lane == "s32" else lane
+    low, high = int(matrix.min()), int(matrix.max()) + (2 * ge if offset else 0)
+    kernel_lane = "s16x2-bytes" if low >= -128 and high <= 127 else "s16x2"
+    return f"{kernel_lane}-offset" if offset else kernel_lane
 
 
 def _split_long(launches: list[_Launch], n: np.ndarray, clusters: bool = False) -> list[_Launch]:
@@ -360,6 +380,7 @@ class Staged:
     out: Any
     pairs: np.ndarray
     threads: int = _BLOCK  # per block
+    kernel_lane: str = ""  # a key of _LANE_STRUCT (lane: what the caller asked for)
 
     def launch(self) -> None:
         """Queue the kernel on the current stream (asynchronous)."""
@@ -707,7 +728,15 @@ def _stage_chunk(
     )
     grid.configure(kernel)
     return Staged(
-        launch.lane, kernel, grid.blocks, grid.shared, args, result, pairs.order[a:b], grid.threads
+        launch.lane,
+        kernel,
+        grid.blocks,
+        grid.shared,
+        args,
+        result,
+        pairs.order[a:b],
+        grid.threads,
+        launch.kernel_lane,
     )
 
 
@@ -761,7 +790,7 @@ def stage(
     firsts = firsts_of(q_index, t_index)
     m = _lengths(queries, q_index, firsts[0])
     n = _lengths(targets, t_index, firsts[1])
-    plan = _plan(m, n, matrix, gap_open, gap_extend, lanes, tiles)
+    plan = _plan(m, n, matrix, gap_open, gap_extend, lanes, tiles, offset=mode != "local")
     launches = _split_long(plan, n, _has_clusters(_devices[0]))
     if not launches:
         return []
@@ -966,7 +995,7 @@ def _score_part(
             """Stage ``a:b``'s pairs in launch order, its chunks and their module."""
             with cp.cuda.Device(device):
                 sm, sn = m[a:b], n[a:b]
-                plan = _plan(sm, sn, matrix, gap_open, gap_extend, lanes)
+                plan = _plan(sm, sn, matrix, gap_open, gap_extend, lanes, offset=mode != "local")
                 launches = _split_long(plan, sn, _has_clusters(device))
                 share = replace(
                     spans, q_offsets=spans.q_offsets[a:b], t_offsets=spans.t_offsets[a:b]

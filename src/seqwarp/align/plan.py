@@ -156,6 +156,24 @@ def score_bound(
     return np.maximum(high, low)
 
 
+def offset_bound(
+    query_lengths: np.ndarray, target_lengths: np.ndarray, max_score: int, gap_extend: int
+) -> np.ndarray:
+    """Per pair, a bound on ``|x|`` for every value of the anti-diagonal offset form (the GPU
+    kernels' ``G = H + (i + j) * gap_extend``, global and semi-global scores).
+
+    ``G`` of a cell is at most ``min(m, n) * max_score + (m + n) * gap_extend`` and at least
+    ``-2 * gap_open``; the slack terms cover one substitution (the profile holds
+    ``s + 2 * gap_extend``). Cells padding a group of pairs take no more than the largest of
+    their pairs' cells and rows or columns 0. The bound is at most twice :func:`score_bound`,
+    so a 16-bit lane that holds a pair (``score_bound`` <= 12000) holds its offset form too.
+    """
+    m = np.asarray(query_lengths, dtype=np.int64)
+    n = np.asarray(target_lengths, dtype=np.int64)
+    slack = abs(max_score) + 2 * gap_extend
+    return np.minimum(m, n) * max(max_score, 0) + (m + n) * gap_extend + slack
+
+
 def shape_key(query_lengths: np.ndarray, target_lengths: np.ndarray) -> np.ndarray:
     """16-bit sort key of the GPU's pair order (``_host_scan.shape_sort``; neighbours in a
     GPU group or warp then pad each other little): ``(n - 1) // 32`` in the high byte and

@@ -44,6 +44,9 @@ _OPS_PER_CELL = {
     ("affine", "half2"): 8,
     ("linear", "s32"): 3,
     ("affine", "s32"): 5,
+    # the fused lanes in the anti-diagonal offset form (global and semi-global)
+    ("linear", "offset"): 2,
+    ("affine", "offset"): 4,
 }
 # ceilings in lane ops per second on the H200 (DESIGN.md)
 CEILING = {"s16x2": 32e12, "half2": 64e12, "s32": 16e12}
@@ -136,7 +139,9 @@ def measure_score(
                     partial(aligner.align_indexed, *args[:4], "score"), repeats
                 )
                 equal = min(equal, _equal_rows(result.score, exact[:, 0]))
-        ops = _OPS_PER_CELL[(s.gap_model, lane)] + (work.mode == "local" and lane == "half2")
+        ran = [x.kernel_lane for x in staged if x.lane == lane]
+        form = "offset" if ran and all(k.endswith("-offset") for k in ran) else lane
+        ops = _OPS_PER_CELL[(s.gap_model, form)] + (work.mode == "local" and lane == "half2")
         tcups = work.cells / seconds / 1e12
         rows.append(
             {

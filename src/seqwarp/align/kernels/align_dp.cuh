@@ -26,7 +26,8 @@
 //   MODE    0 global, 1 semi-global, 2 local (seqwarp.align.cpu's GLOBAL, SEMI_GLOBAL, LOCAL)
 //   AFFINE  false: linear gaps (gap_open == gap_extend, E and F need no registers)
 //   Lane    LaneS32, LaneS16x2, LaneS16x2Bytes or LaneHalf2 (lanes.cuh): what one register
-//           holds, and the width of the profile's scores
+//           holds, and the width of the profile's scores; Offset<a fused lane>: the same in
+//           the anti-diagonal offset form
 //   K       target columns per thread (register tile), a multiple of 8
 //   G       threads per alignment group: 8, 16 or 32
 //   FLAGS   also write each cell's 4 direction flags (fused lanes only: s32, s16x2)
@@ -47,6 +48,19 @@
 // Linear gaps need three: d, u = max(hg[i-1][j] - g, d), hg[i][j] = max(hg[i][j-1] - g, u).
 // half2 has no fused add+max, so it takes the form with the fewest separate ops instead: the
 // profile holds s + go and hg[i][j] = max(hg[i-1][j-1] + (s + go), E, F) - go (local: and 0).
+//
+// The anti-diagonal offset form (Lane = Offset<...>: global and semi-global scores, fused
+// lanes, no flags) keeps every cell as G = H + (i + j) * ge instead. A cell's three
+// predecessors lie one or two anti-diagonals back, so the extension costs vanish: with the
+// profile holding s' = s + 2 ge,
+//   E'[i][j] = max(E'[i-1][j], G[i-1][j] - (go - ge))
+//   u        = max(G[i-1][j-1] + s', E'[i][j])
+//   F'[i][j] = max(F'[i][j-1], G[i][j-1] - (go - ge))
+//   G[i][j]  = max(u, F'[i][j])
+// four ops a cell for affine gaps and two for linear ones (u = max(G_d + s', G_u), G = max(u,
+// G_l)), one of them on the chain along the row. The end cells subtract the offset again. G
+// spans up to min(m, n) * max s + (m + n) * ge (plan.offset_bound), at most twice the range
+// of the form above, which the 16-bit lanes hold for every pair they take.
 //
 // Each row is two passes over the thread's K columns: first what needs only row i-1 (E, d, u:
 // independent across columns), then the chain along the row (F, hg), which overwrites hg in
@@ -223,6 +237,12 @@ __device__ __forceinline__ int boundary(int k, int go, int ge) {
     return (MODE != GLOBAL || k == 0) ? 0 : -(go + (k - 1) * ge);
 }
 
+// the same cell in the anti-diagonal offset form, G = H + k * ge on row 0 / column 0
+template <int MODE>
+__device__ __forceinline__ int offset_boundary(int k, int go, int ge) {
+    return boundary<MODE>(k, go, ge) + k * ge;
+}
+
 // ---------------------------------------------------------------------------------------------
 // 2. the body of the kernels
 // ---------------------------------------------------------------------------------------------
@@ -309,7 +329,11 @@ __device__ __forceinline__ void align_dp(
     const int Nw = (int)__reduce_max_sync(FULL, (unsigned)N);
     if (Nw == 0) return;
 
+    constexpr bool OFFSET = L::OFFSET;
+    static_assert(!OFFSET || (L::FUSED && !FLAGS && MODE != LOCAL),
+                  "the offset form is for global and semi-global scores on fused lanes");
     const V v_go = L::splat(-go);                          // - gap open
+    const V v_reopen = L::splat(ge - go);                  // offset form: opening less extending
     const V v_ge = L::splat(-ge);                          // - gap extend
     const V v_neg = L::neg();                              // minus infinity of the lane
     End best[PAIRS];
@@ -348,8 +372,10 @@ __device__ __forceinline__ void align_dp(
             const int j = s0 + col;                        // 0-based target residue
 #pragma unroll
             for (int k = 0; k < PAIRS; ++k) {
-                int score = L::FUSED ? 0 : go;             // padding: substitution 0
-                if (letter < alpha && j < n[k]) score += matrix[letter * alpha + codes[ts[k] + j]];
+                // padding: substitution 0 (offset form: 0 in G, so G never grows there)
+                int score = L::FUSED ? 0 : go;
+                if (letter < alpha && j < n[k])
+                    score += matrix[letter * alpha + codes[ts[k] + j]] + (OFFSET ? 2 * ge : 0);
                 prof[k * letters * COLS + slot] = L::to_profile(score);
             }
         }
@@ -359,11 +385,13 @@ __device__ __forceinline__ void align_dp(
         V hg[K], e[K], snap[K];
 #pragma unroll
         for (int c = 0; c < K; ++c) {
-            hg[c] = L::splat(boundary<MODE>(c0 + c + 1, go, ge) - go);
+            hg[c] = L::splat(OFFSET ? offset_boundary<MODE>(c0 + c + 1, go, ge)
+                                    : boundary<MODE>(c0 + c + 1, go, ge) - go);
             e[c] = v_neg;
             snap[c] = v_neg;
         }
-        V diag_left = L::splat(boundary<MODE>(c0, go, ge) - go);  // hg[i-1][c0]
+        V diag_left = L::splat(OFFSET ? offset_boundary<MODE>(c0, go, ge)
+                                      : boundary<MODE>(c0, go, ge) - go);  // hg[i-1][c0]
         V left = v_neg, f_left = v_neg;                   // hg[i][c0], F[i][c0] from the left
         V local_best = L::splat(-go);                     // local: hg of H = 0
         unsigned local_row = 0;
@@ -376,6 +404,11 @@ __device__ __forceinline__ void align_dp(
         // are compared with the pair's best once, after the rows
         unsigned last_lanes = 0, last_row = 0;
         V last_best = v_neg;
+        // offset form: -(n + i) * ge - go per lane at row i (here row 0), to take G back to hg
+        V last_shift = L::splat(-(n[0] * ge + go));
+        if constexpr (PAIRS == 2)
+            last_shift = L::from_bits((L::bits(last_shift) & 0xffffu) |
+                                      (unsigned)(-(n[1] * ge + go)) << 16);
 #pragma unroll
         for (int k = 0; k < PAIRS; ++k) {
             const bool has_last = n[k] > c0 && n[k] <= c0 + K;
@@ -418,7 +451,9 @@ __device__ __forceinline__ void align_dp(
         column_of(G + 1 + t, h_next, f_next);
 
         // hg of column 0 at thread 0's row (s + 1): -(go + s * ge) - go in global mode, else -go
-        unsigned edge_bits = L::bits(L::splat(boundary<MODE>(1, go, ge) - go));
+        // (offset form: G of column 0, ge - go in global mode, s * ge else)
+        unsigned edge_bits = L::bits(L::splat(OFFSET ? offset_boundary<MODE>(1, go, ge)
+                                                     : boundary<MODE>(1, go, ge) - go));
         const int iterations = Mw + G - 1;
         for (int s = 0; s < iterations; ++s) {
             const int s_in = s % G;
@@ -444,7 +479,8 @@ __device__ __forceinline__ void align_dp(
             }
             left = t == 0 ? L::from_bits(col_h) : left;
             f_left = t == 0 ? L::from_bits(col_f) : f_left;
-            if (MODE == GLOBAL) edge_bits = L::bits(L::add(L::from_bits(edge_bits), v_ge));
+            if (OFFSET ? MODE == SEMI_GLOBAL : MODE == GLOBAL)
+                edge_bits = L::bits(L::add(L::from_bits(edge_bits), OFFSET ? L::splat(ge) : v_ge));
             V f = f_left;
             if (i >= 1 && i <= Mw) {
                 // substitution scores of this row's letter(s) against the K columns
@@ -486,6 +522,12 @@ __device__ __forceinline__ void align_dp(
                 for (int c = 0; c < K; ++c) {
                     const V diag = c == 0 ? diag_left : hg[c - 1];
                     const V hg_up = hg[c];
+                    if constexpr (OFFSET) {
+                        // E' = max(E'[i-1][j], G[i-1][j] - (go - ge)); u = max(G_d + s', up)
+                        if constexpr (AFFINE) e[c] = L::add_max(hg[c], v_reopen, e[c]);
+                        sub[c] = L::add_max(diag, sub[c], AFFINE ? e[c] : hg[c]);
+                        continue;
+                    }
                     if constexpr (AFFINE) e[c] = L::add_max(e[c], v_ge, hg[c]);
                     const V up = AFFINE ? e[c] : hg[c];
                     if constexpr (L::FUSED) {
@@ -509,6 +551,13 @@ __device__ __forceinline__ void align_dp(
                 unsigned packed[FLAGS ? K / CELLS : 1] = {};
 #pragma unroll
                 for (int c = 0; c < K; ++c) {
+                    if constexpr (OFFSET) {
+                        // F' = max(F'[i][j-1], G[i][j-1] - (go - ge)); G = max(u, F')
+                        if constexpr (AFFINE) f = L::add_max(h_left, v_reopen, f);
+                        hg[c] = L::max2(sub[c], AFFINE ? f : h_left);
+                        h_left = hg[c];
+                        continue;
+                    }
                     if constexpr (AFFINE) f = L::add_max(f, v_ge, h_left);
                     const V side = AFFINE ? f : h_left;
                     if constexpr (L::FUSED) {
@@ -570,6 +619,11 @@ __device__ __forceinline__ void align_dp(
                                                      0x7610));
                             open = (open & 0xffffu) | (i < m[1] ? 0xffff0000u : 0u);
                         }
+                        if constexpr (OFFSET) {
+                            // G - (i + n) * ge - go: the H - go of the other forms
+                            last_shift = L::add(last_shift, v_ge);
+                            x = L::add(x, last_shift);
+                        }
                         const unsigned mask = L::gt_mask(x, last_best) & open & last_lanes;
                         last_best = L::blend(mask, x, last_best);
                         const unsigned row = PAIRS == 1 ? (unsigned)i : (unsigned)i * 0x10001u;
@@ -583,7 +637,7 @@ __device__ __forceinline__ void align_dp(
                         for (int k = 0; k < PAIRS; ++k) {
                             if (MODE == GLOBAL && i == end_row[k]) {
                                 const int x = L::lane(pick<L, K>(hg, n[k] - c0 - 1), k);
-                                best[k] = End{x + go, m[k], n[k]};
+                                best[k] = End{OFFSET ? x - (m[k] + n[k]) * ge : x + go, m[k], n[k]};
                             }
                             if (MODE == SEMI_GLOBAL && i == end_row[k]) {
                                 // the row's best column of the thread (the first on ties), then
@@ -591,7 +645,8 @@ __device__ __forceinline__ void align_dp(
                                 int x_best = WORST, j_best = 0;
 #pragma unroll
                                 for (int c = 0; c < K; ++c) {
-                                    const int x = L::lane(hg[c], k);
+                                    const int x = L::lane(hg[c], k) -
+                                                  (OFFSET ? (i + c0 + c + 1) * ge + go : 0);
                                     if (c0 + c + 1 <= n[k] && x > x_best) {
                                         x_best = x;
                                         j_best = c0 + c + 1;

@@ -12,9 +12,10 @@
 //      LaneS16x2Bytes  the same with an 8-bit substitution profile
 //   3. LaneHalf2  two pairs per group, half2 arithmetic (__hadd2 / __hmax2); integers are exact
 //                 up to ±2048 and -inf is a true minus infinity
+//   4. Offset<Lane>  a fused lane in align_dp.cuh's anti-diagonal offset form
 //
 // Every struct has: V (the register type), P (the profile's score type), PAIRS, FUSED (add+max
-// is one instruction), neg() (below every reachable value), splat, to_profile, from_bits /
+// is one instruction), OFFSET (the offset form), neg() (below every reachable value), splat, to_profile, from_bits /
 // bits (V <-> its 32-bit pattern), add, add_max (max(a + b, c)), add_max_relu
 // (max(a + b, c, 0)), max2, gt_mask (all ones in each lane where a > b), blend (bits of a
 // where mask is set, else of b) and lane (one lane as an int).
@@ -36,6 +37,7 @@ struct LaneS32 {
     using P = int;             // profile element: one int32 score per (letter, column)
     static constexpr int PAIRS = 1;
     static constexpr bool FUSED = true;     // add+max is one instruction
+    static constexpr bool OFFSET = false;   // align_dp.cuh's anti-diagonal offset form
     static constexpr int NEG = -(1 << 30);  // the CPU engine's minus infinity
 
     __device__ static V splat(int x) { return x; }
@@ -61,6 +63,7 @@ struct LaneS16x2 {
     using P = unsigned short;       // profile element: one int16 score
     static constexpr int PAIRS = 2;
     static constexpr bool FUSED = true;
+    static constexpr bool OFFSET = false;
     static constexpr int NEG = -(1 << 14);  // NEG - gap_extend stays far from -32768
 
     __device__ static V splat(int x) { return (unsigned(x) & 0xffffu) * 0x10001u; }
@@ -96,6 +99,7 @@ struct LaneHalf2 {
     using P = unsigned short;       // profile element: the bits of one half
     static constexpr int PAIRS = 2;
     static constexpr bool FUSED = false;    // add then max: two instructions
+    static constexpr bool OFFSET = false;
 
     __device__ static V splat(int x) { return __float2half2_rn((float)x); }
     __device__ static P to_profile(int x) { return __half_as_ushort(__int2half_rn(x)); }
@@ -116,6 +120,17 @@ struct LaneHalf2 {
     __device__ static V neg() { return from_bits(0xfc00fc00u); }  // (-inf, -inf)
     __device__ static unsigned bits(V v) { return *reinterpret_cast<unsigned*>(&v); }
     __device__ static V from_bits(unsigned x) { return *reinterpret_cast<V*>(&x); }
+};
+
+// ---------------------------------------------------------------------------------------------
+// 4. Offset<Lane>
+// ---------------------------------------------------------------------------------------------
+// A fused lane whose registers hold every cell as G = H + (i + j) * ge, the anti-diagonal
+// offset form of align_dp.cuh: the gap extensions vanish from the recurrence, leaving two
+// DP ops a cell for linear gaps and four for affine ones (global and semi-global scores)
+template <class Lane>
+struct Offset : Lane {
+    static constexpr bool OFFSET = true;
 };
 
 }  // namespace seqwarp
