@@ -98,9 +98,11 @@ _PACKED_MAX_LENGTH = 32767
 _BLOCK = 128
 # few long pairs cannot fill a device one group each: the pairs of a launch of fewer than
 # _SPLIT_BELOW_GROUPS groups whose targets span at least _SPLIT stripes run _SPLIT warps to a
-# pair set, one block each, as a pipeline along the target (align_dp.cuh's SPLIT)
+# pair set, one block each, as a pipeline along the target (align_dp.cuh's SPLIT). About
+# 6,000 16-thread groups fill an H200 once; 30 k pairs of 4 kbp (15 k groups) ran at 4.4
+# TCUPS as one group each and 2.8 split (global affine)
 _SPLIT = 8
-_SPLIT_BELOW_GROUPS = 1 << 14
+_SPLIT_BELOW_GROUPS = 1 << 13
 # on Hopper a split pair set spans a cluster of 4 or 2 such blocks (on as many SMs) when its
 # target gives each of the cluster's warps at least _CLUSTER_ROUNDS stripes: one block's SM
 # bounded the longest pairs (2,500 PBSIM reads: the longest pair set, 2 x 3 x 10^9 cells,
