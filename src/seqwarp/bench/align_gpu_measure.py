@@ -58,19 +58,31 @@ _CHECK_CELLS = 4_000_000_000
 
 
 def _time_kernels(staged: list[_gpu_backend.Staged], repeats: int) -> float:
-    """Median seconds of one pass over every staged launch (CUDA events, after a warm-up)."""
+    """Median seconds of one pass over every staged launch (CUDA events, after a warm-up),
+    queued in turn on as many streams as a score call uses (``_gpu_backend._STREAMS``), so
+    that one chunk's tail overlaps the next chunk's start as in the engine."""
     import cupy as cp
 
-    for launch in staged:
-        launch.launch()
-    cp.cuda.runtime.deviceSynchronize()
+    origin = cp.cuda.Stream(non_blocking=True)
+    streams = [cp.cuda.Stream(non_blocking=True) for _ in range(_gpu_backend._STREAMS)]
+
+    def one_pass() -> tuple[object, object]:
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record(origin)
+        for stream in streams:
+            stream.wait_event(start)
+        for launch, stream in zip(staged, itertools.cycle(streams)):
+            with stream:
+                launch.launch()
+        for stream in streams:
+            origin.wait_event(stream.record())
+        stop.record(origin)
+        return start, stop
+
+    one_pass()[1].synchronize()
     times = []
     for _ in range(repeats):
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        for launch in staged:
-            launch.launch()
-        stop.record()
+        start, stop = one_pass()
         stop.synchronize()
         times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
     return statistics.median(times)
