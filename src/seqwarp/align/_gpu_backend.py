@@ -80,7 +80,7 @@ _MODES = {"global": 0, "semi-global": 1, "local": 2}
 # kernel lane -> (traits struct in lanes.cuh, bytes per profile score); "s16x2-bytes" is the
 # s16x2 lane with an 8-bit profile, used when every substitution score fits a signed byte;
 # "-offset": the same lane in align_dp.cuh's anti-diagonal offset form (global and
-# semi-global scores whose offset values the lane holds)
+# semi-global scores)
 _LANE_STRUCT = {
     "s32": ("LaneS32", 4),
     "s16x2": ("LaneS16x2", 2),

@@ -451,7 +451,7 @@ __device__ __forceinline__ void align_dp(
         column_of(G + 1 + t, h_next, f_next);
 
         // hg of column 0 at thread 0's row (s + 1): -(go + s * ge) - go in global mode, else -go
-        // (offset form: G of column 0, ge - go in global mode, s * ge else)
+        // (offset form: G of column 0, ge - go in global mode, (s + 1) * ge else)
         unsigned edge_bits = L::bits(L::splat(OFFSET ? offset_boundary<MODE>(1, go, ge)
                                                      : boundary<MODE>(1, go, ge) - go));
         const int iterations = Mw + G - 1;
@@ -615,8 +615,8 @@ __device__ __forceinline__ void align_dp(
                         V x = pick<L, K>(hg, n[0] - c0 - 1);
                         unsigned open = i < m[0] ? FULL : 0u;
                         if constexpr (PAIRS == 2) {
-                            x = L::from_bits(permute(L::bits(x), L::bits(pick<L, K>(hg, n[1] - c0 - 1)),
-                                                     0x7610));
+                            const V y = pick<L, K>(hg, n[1] - c0 - 1);
+                            x = L::from_bits(permute(L::bits(x), L::bits(y), 0x7610));
                             open = (open & 0xffffu) | (i < m[1] ? 0xffff0000u : 0u);
                         }
                         if constexpr (OFFSET) {
@@ -681,7 +681,8 @@ __device__ __forceinline__ void align_dp(
         if constexpr (MODE == SEMI_GLOBAL) {
 #pragma unroll
             for (int k = 0; k < PAIRS; ++k) {
-                const int row = PAIRS == 1 ? (int)last_row : (int)((last_row >> (16 * k)) & 0xffff);
+                const int row = PAIRS == 1 ? (int)last_row
+                                           : (int)((last_row >> (16 * k)) & 0xffff);
                 const End cand{L::lane(last_best, k) + go, row, n[k]};
                 if (row > 0 && beats(cand, best[k])) best[k] = cand;
             }

@@ -15,10 +15,10 @@
 //   4. Offset<Lane>  a fused lane in align_dp.cuh's anti-diagonal offset form
 //
 // Every struct has: V (the register type), P (the profile's score type), PAIRS, FUSED (add+max
-// is one instruction), OFFSET (the offset form), neg() (below every reachable value), splat, to_profile, from_bits /
-// bits (V <-> its 32-bit pattern), add, add_max (max(a + b, c)), add_max_relu
-// (max(a + b, c, 0)), max2, gt_mask (all ones in each lane where a > b), blend (bits of a
-// where mask is set, else of b) and lane (one lane as an int).
+// is one instruction), OFFSET (the offset form), neg() (below every reachable value), splat,
+// to_profile, from_bits / bits (V <-> its 32-bit pattern), add, add_max (max(a + b, c)),
+// add_max_relu (max(a + b, c, 0)), max2, gt_mask (all ones in each lane where a > b), blend
+// (bits of a where mask is set, else of b) and lane (one lane as an int).
 // The fused lanes also have differs (1 at each lane's lowest bit where a != b), for the
 // traceback's direction flags.
 
