@@ -257,14 +257,13 @@ def _plan(
         tiles = _TILES_DNA if matrix.shape[0] <= 8 else _TILES_PROTEIN
     # one array for every launch: the narrow lane's pairs, then the int32 lane's; the fused
     # lanes in the offset form when asked (plan.offset_bound: it holds whatever they hold)
-    in_form = offset and packed != "half2"
     if narrow.all():
-        parts = [(_kernel_lane(packed, in_form, matrix, gap_extend), packed, 0, work, keys)]
+        parts = [(_kernel_lane(packed, offset, matrix, gap_extend), packed, 0, work, keys)]
     else:
         chosen = (work[narrow], keys[narrow])
         rest = (work[~narrow], keys[~narrow])
         parts = [
-            (_kernel_lane(packed, in_form, matrix, gap_extend), packed, 0, *chosen),
+            (_kernel_lane(packed, offset, matrix, gap_extend), packed, 0, *chosen),
             (_kernel_lane("s32", offset, matrix, gap_extend), "s32", len(chosen[0]), *rest),
         ]
     order = np.concatenate([part[3] for part in parts]) if len(parts) > 1 else parts[0][3]
@@ -281,7 +280,8 @@ def _plan(
 
 def _kernel_lane(lane: str, offset: bool, matrix: np.ndarray, ge: int) -> str:
     """The ``_LANE_STRUCT`` key of ``lane``: s16x2 with an 8-bit profile where every profile
-    score fits a byte (the offset form's profile holds s + 2 ge), in the offset form or not."""
+    score fits a byte (the offset form's profile holds s + 2 ge), the fused lanes in the
+    offset form when ``offset`` (half2 has no such form)."""
     if lane != "s16x2":
         return f"{lane}-offset" if offset and lane == "s32" else lane
     low, high = int(matrix.min()), int(matrix.max()) + (2 * ge if offset else 0)

@@ -19,6 +19,7 @@ from functools import partial
 import numpy as np
 
 from ..align import Aligner, _cpu_backend, _gpu_backend, _gpu_traceback
+from ..align._pools import thread_streams
 from ..align.plan import cross_product_blocks
 from ..scoring import Scoring
 from ..sequences import SequenceBatch
@@ -59,24 +60,24 @@ _CHECK_CELLS = 4_000_000_000
 
 def _time_kernels(staged: list[_gpu_backend.Staged], repeats: int) -> float:
     """Median seconds of one pass over every staged launch (CUDA events, after a warm-up),
-    queued in turn on as many streams as a score call uses (``_gpu_backend._STREAMS``), so
-    that one chunk's tail overlaps the next chunk's start as in the engine."""
+    queued in turn on the streams a score call uses (the thread's ``_gpu_backend._STREAMS``),
+    so that one chunk's tail overlaps the next chunk's start as in the engine."""
     import cupy as cp
 
-    origin = cp.cuda.Stream(non_blocking=True)
-    streams = [cp.cuda.Stream(non_blocking=True) for _ in range(_gpu_backend._STREAMS)]
+    streams = thread_streams(cp, cp.cuda.Device().id, _gpu_backend._STREAMS)
+    first, others = streams[0], streams[1:]
 
     def one_pass() -> tuple[object, object]:
         start, stop = cp.cuda.Event(), cp.cuda.Event()
-        start.record(origin)
-        for stream in streams:
+        start.record(first)
+        for stream in others:
             stream.wait_event(start)
         for launch, stream in zip(staged, itertools.cycle(streams)):
             with stream:
                 launch.launch()
-        for stream in streams:
-            origin.wait_event(stream.record())
-        stop.record(origin)
+        for stream in others:
+            first.wait_event(stream.record())
+        stop.record(first)
         return start, stop
 
     one_pass()[1].synchronize()
