@@ -1,5 +1,6 @@
-"""Launch the score kernels of one short-read workload a few times, for a profiler to take one
-launch apart (Nsight Compute's warp stall reasons, issue slots and occupancy), e.g.
+"""Launch the score kernels (or, with ``--cigar``, the traceback's fill and walk) of one short-read
+workload a few times, for a profiler to take one launch apart (Nsight Compute's warp stall
+reasons, issue slots, occupancy and memory traffic), e.g.
 
     ncu --clock-control none --launch-skip 2 --launch-count 1 \\
         --section WarpStateStats --section SchedulerStats --section Occupancy \\
@@ -8,7 +9,8 @@ launch apart (Nsight Compute's warp stall reasons, issue slots and occupancy), e
 The benchmark's reads (``seqwarp.bench.workloads.simulate_batches`` from ``--genome``, by
 default E. coli K-12) against their source windows, +2/-1, gap 1 (linear) or 2/1 (affine);
 the kernels are staged as the benchmark stages them (``_gpu_backend.stage``) and each pass
-launches all of them and waits.
+launches all of them and waits; with ``--cigar`` each pass is one full-alignment call
+(``_gpu_traceback.align``, its chunks' fill, walk and packing kernels).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import time
 
 import numpy as np
 
-from seqwarp.align import _gpu_backend
+from seqwarp.align import _gpu_backend, _gpu_traceback
 from seqwarp.bench.workloads import load_genome, simulate_batches
 from seqwarp.scoring import Scoring
 
@@ -32,6 +34,7 @@ def main() -> None:
     parser.add_argument("--lanes", default="auto")
     parser.add_argument("--passes", type=int, default=4)
     parser.add_argument("--genome", help="FASTA of the genome the reads come from")
+    parser.add_argument("--cigar", action="store_true", help="the traceback's kernels")
     options = parser.parse_args()
     import cupy as cp
 
@@ -41,16 +44,18 @@ def main() -> None:
     scoring = Scoring.dna(2, -1, gap_open, 1)
     index = np.arange(options.pairs, dtype=np.int64)
     args = (q, t, index, index, scoring.matrix, options.mode, scoring.gap_open, scoring.gap_extend)
-    staged = _gpu_backend.stage(*args, lanes=options.lanes)
+    staged = [] if options.cigar else _gpu_backend.stage(*args, lanes=options.lanes)
     cells = float(np.sum(q.lengths * t.lengths))
     for k in range(options.passes):
         start = time.perf_counter()
+        if options.cigar:
+            _gpu_traceback.align(*args)
         for launch in staged:
             launch.launch()
         cp.cuda.runtime.deviceSynchronize()
         seconds = time.perf_counter() - start
         print(
-            f"pass {k}: {len(staged)} launches, {seconds * 1e3:.2f} ms, {cells / seconds / 1e12:.2f} TCUPS"
+            f"pass {k}: {len(staged) or 'cigar'} launches, {seconds * 1e3:.2f} ms, {cells / seconds / 1e12:.2f} TCUPS"
         )
 
 
