@@ -563,7 +563,9 @@ class _Upload:
     two-GPU call took 167-169 ms with it off, up to 274 ms with it on)."""
 
     def __init__(self, cp: Any, device: int, sources: list[np.ndarray], threads: int) -> None:
-        self.codes = cp.empty(max(1, sum(len(x) for x in sources)), dtype=np.uint8)
+        # 16 bytes more than the residues: the traceback's walk reads them in aligned
+        # 16-byte windows (align_trace.cu)
+        self.codes = cp.empty(sum(len(x) for x in sources) + 16, dtype=np.uint8)
         self._cp = cp
         self._device = device
         self._sources = sources

@@ -416,7 +416,8 @@ def _run_chunk(
     flag_offset, text_offset = wide[3 * count : 4 * count], wide[4 * count :]
     flag_offset[0] = text_offset[0] = 0
     np.cumsum(sizes[:-1], out=flag_offset[1:])
-    np.cumsum(2 * (cm + cn), out=text_offset[1:])
+    # each pair's CIGAR in 2 (m + n) bytes, in whole 4-byte words (the walk stores words)
+    np.cumsum((2 * (cm + cn) + 3) & ~3, out=text_offset[1:])
     narrow[:count], narrow[count:] = cm, cn
     d_wide = cp.empty(wide.shape, dtype=np.int64)
     d_narrow = cp.empty(narrow.shape, dtype=np.int32)

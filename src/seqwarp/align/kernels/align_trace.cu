@@ -55,23 +55,65 @@ __global__ void __launch_bounds__(128) align_fill(
                                           flag_offset);
 }
 
-// One CIGAR run "<length><letter>" appended to `text` backwards (letter first, then the
-// digits from the last): the walk meets runs last to first, so the reversed text is the CIGAR.
-__device__ __forceinline__ void put_run_reversed(unsigned char* text, int& at, int op, int run) {
-    if (run == 0) return;
-    text[at++] = CIGAR_LETTERS[op];
-    do {
-        text[at++] = (unsigned char)('0' + run % 10);
-        run /= 10;
-    } while (run > 0);
-}
+// 16 bytes of global memory held in registers, for reads that move back a byte at a time
+// (the walk's residues and flags): one aligned 16-byte load each time a read leaves the bytes
+// held. Read a byte at a time, each thread's lines did not stay in the L1 cache from one step
+// to the next, and the walk was bound by L2 traffic. `base` is 16-byte aligned, and every
+// aligned 16 bytes that hold a byte read lie inside its buffer.
+struct Window {
+    const unsigned char* base;
+    long long held = -1;  // bytes 16 held ... 16 held + 15 are in w
+    unsigned w[4];
+
+    __device__ explicit Window(const unsigned char* b) : base(b) {}
+    __device__ unsigned byte(long long offset) {
+        if (offset >> 4 != held) {
+            held = offset >> 4;
+            load_words<4>(base + (held << 4), w);
+        }
+        const int r = (int)(offset & 15);
+        return (pick_bits<4>(w, r >> 2) >> (8 * (r & 3))) & 0xffu;
+    }
+};
+
+// The CIGAR written backwards into 4-byte aligned words (the walk meets runs last to first;
+// pack_text turns the text around): bytes gather in a register, stored a word at a time.
+struct ReversedText {
+    unsigned* out;
+    unsigned word = 0;
+    int length = 0;  // bytes so far
+
+    __device__ explicit ReversedText(unsigned char* at) : out(reinterpret_cast<unsigned*>(at)) {}
+    __device__ void put(unsigned c) {
+        word |= c << (8 * (length & 3));
+        if ((++length & 3) == 0) {
+            out[(length >> 2) - 1] = word;
+            word = 0;
+        }
+    }
+    // one run "<length><letter>", letter first, then the digits from the last
+    __device__ void run(int op, int times) {
+        if (times == 0) return;
+        put(CIGAR_LETTERS[op]);
+        do {
+            put('0' + times % 10);
+            times /= 10;
+        } while (times > 0);
+    }
+    __device__ void flush() {
+        if (length & 3) out[length >> 2] = word;
+    }
+};
 
 // ends         per pair: score, query end, target end (align_fill's out)
 // columns, group  align_fill's K and G (powers of two): where a cell's flags are (align_dp.cuh's
 //              layout)
 // matrix, alpha, go, ge  the scores (local: the walk follows the score along its path)
-// text         per pair: 2 (m + n) bytes from text_offset[pair]; receives the CIGAR, whose
-//              length goes to text_len[pair] (a run of L operations takes at most 2 L bytes)
+// codes        the residues, readable up to 16 bytes past the last (the walk reads them in
+//              aligned 16-byte windows)
+// text         per pair: 2 (m + n) bytes rounded up to 4, from text_offset[pair] (4-byte
+//              aligned); receives the CIGAR backwards, whose length goes to text_len[pair] (a
+//              run of L operations takes at most 2 L bytes)
 // fields       8 rows of field_stride: row k, column slot[pair] receives the pair's field k
 //              (score, query begin, query end, target begin, target end, operations, matches,
 //              mismatches: seqwarp.align.cpu._align_pair's fields), so that the host takes
@@ -100,9 +142,9 @@ __global__ void __launch_bounds__(128) trace_walk(
     int* __restrict__ fields) {
     const long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= n_pairs) return;
-    const unsigned char* q = codes + q_start[p];
-    const unsigned char* t = codes + t_start[p];
-    const unsigned char* cells = flags + flag_offset[p];
+    // the residues and the flags through 16-byte windows in registers
+    const long long q_first = q_start[p] - 1, t_first = t_start[p] - 1;  // residue 1 at + 1
+    Window q(codes), t(codes), cells(flags + flag_offset[p]);
     // K and G are powers of two: the cell's place by shifts and masks, not divisions
     const int column_shift = __ffs(columns) - 1, stripe_shift = column_shift + __ffs(group) - 1;
     const int stripe_mask = (1 << stripe_shift) - 1;
@@ -112,16 +154,16 @@ __global__ void __launch_bounds__(128) trace_walk(
     auto flags_of = [&](int i, int j) {
         const int S = (j - 1) >> stripe_shift, within = (j - 1) & stripe_mask;
         const long long step = S * stripe_steps + i - 1 + (within >> column_shift);
-        return (cells[(step << (stripe_shift - 1)) + (within >> 1)] >> (4 * (within & 1))) & 0xf;
+        return (cells.byte((step << (stripe_shift - 1)) + (within >> 1)) >> (4 * (within & 1))) & 0xf;
     };
-    unsigned char* out = text + text_offset[p];
+    ReversedText out(text + text_offset[p]);
     const int q_end = ends[3 * p + 1], t_end = ends[3 * p + 2];
     int i = q_end, j = t_end, state = 0, count = 0, matches = 0, mismatches = 0;
     int score = ends[3 * p];  // local: the score of cell (i, j) in the current state's matrix
-    int length = 0, run_op = 0, run = 0;
+    int run_op = 0, run = 0;
     auto put = [&](int op, int times) {
         if (op != run_op) {
-            put_run_reversed(out, length, run_op, run);
+            out.run(run_op, run);
             run_op = op;
             run = 0;
         }
@@ -145,7 +187,7 @@ __global__ void __launch_bounds__(128) trace_walk(
             } else if (cell & E_BEAT_DIAGONAL) {
                 state = 1;
             } else {
-                const int a = q[i - 1], b = t[j - 1];
+                const int a = q.byte(q_first + i), b = t.byte(t_first + j);
                 put(a == b ? OP_MATCH : OP_MISMATCH, 1);
                 matches += a == b;
                 mismatches += a != b;
@@ -165,13 +207,9 @@ __global__ void __launch_bounds__(128) trace_walk(
             --j;
         }
     }
-    put_run_reversed(out, length, run_op, run);
-    for (int a = 0, b = length - 1; a < b; ++a, --b) {
-        const unsigned char x = out[a];
-        out[a] = out[b];
-        out[b] = x;
-    }
-    text_len[p] = length;
+    out.run(run_op, run);
+    out.flush();
+    text_len[p] = out.length;
     int* f = fields + slot[p];
     f[0] = ends[3 * p];
     f[field_stride] = i;
@@ -183,8 +221,9 @@ __global__ void __launch_bounds__(128) trace_walk(
     f[7 * field_stride] = mismatches;
 }
 
-// every pair's CIGAR moved next to the previous one's (packed_offset: exclusive prefix sums
-// of text_len), so only the text itself crosses to the host
+// every pair's CIGAR turned around (the walk wrote it backwards) and moved next to the
+// previous one's (packed_offset: exclusive prefix sums of text_len), so only the text itself
+// crosses to the host
 __global__ void __launch_bounds__(128) pack_text(
     const unsigned char* __restrict__ text,
     const long long* __restrict__ text_offset,
@@ -196,7 +235,8 @@ __global__ void __launch_bounds__(128) pack_text(
     if (p >= n_pairs) return;
     const unsigned char* from = text + text_offset[p];
     unsigned char* to = packed + packed_offset[p];
-    for (int k = 0; k < text_len[p]; ++k) to[k] = from[k];
+    const int length = text_len[p];
+    for (int k = 0; k < length; ++k) to[k] = from[length - 1 - k];
 }
 
 }  // namespace seqwarp
