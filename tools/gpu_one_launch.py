@@ -54,9 +54,8 @@ def main() -> None:
             launch.launch()
         cp.cuda.runtime.deviceSynchronize()
         seconds = time.perf_counter() - start
-        print(
-            f"pass {k}: {len(staged) or 'cigar'} launches, {seconds * 1e3:.2f} ms, {cells / seconds / 1e12:.2f} TCUPS"
-        )
+        what = "one traceback call" if options.cigar else f"{len(staged)} launches"
+        print(f"pass {k}: {what}, {seconds * 1e3:.2f} ms, {cells / seconds / 1e12:.2f} TCUPS")
 
 
 if __name__ == "__main__":
