@@ -44,17 +44,25 @@ def main() -> None:
     scoring = Scoring.dna(2, -1, gap_open, 1)
     index = np.arange(options.pairs, dtype=np.int64)
     args = (q, t, index, index, scoring.matrix, options.mode, scoring.gap_open, scoring.gap_extend)
-    staged = [] if options.cigar else _gpu_backend.stage(*args, lanes=options.lanes)
+    if options.cigar:
+        what = "one traceback call"
+
+        def one_pass() -> None:
+            _gpu_traceback.align(*args)
+    else:
+        staged = _gpu_backend.stage(*args, lanes=options.lanes)
+        what = f"{len(staged)} launches"
+
+        def one_pass() -> None:
+            for launch in staged:
+                launch.launch()
+
     cells = float(np.sum(q.lengths * t.lengths))
     for k in range(options.passes):
         start = time.perf_counter()
-        if options.cigar:
-            _gpu_traceback.align(*args)
-        for launch in staged:
-            launch.launch()
+        one_pass()
         cp.cuda.runtime.deviceSynchronize()
         seconds = time.perf_counter() - start
-        what = "one traceback call" if options.cigar else f"{len(staged)} launches"
         print(f"pass {k}: {what}, {seconds * 1e3:.2f} ms, {cells / seconds / 1e12:.2f} TCUPS")
 
 
