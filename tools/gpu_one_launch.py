@@ -10,7 +10,10 @@ The benchmark's reads (``seqwarp.bench.workloads.simulate_batches`` from ``--gen
 default E. coli K-12) against their source windows, +2/-1, gap 1 (linear) or 2/1 (affine);
 the kernels are staged as the benchmark stages them (``_gpu_backend.stage``) and each pass
 launches all of them and waits; with ``--cigar`` each pass is one full-alignment call
-(``_gpu_traceback.align``, its chunks' fill, walk and packing kernels).
+(``_gpu_traceback.align``, its chunks' fill, walk and packing kernels). With
+``--protein DIR`` (the benchmark's ``--prepare-inputs`` folder) it runs the protein search
+instead: one real query of ``--length`` residues against ``--pairs`` database sequences,
+BLOSUM62 11/1, local.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import time
 import numpy as np
 
 from seqwarp.align import _gpu_backend, _gpu_traceback
+from seqwarp.bench import proteins
 from seqwarp.bench.workloads import load_genome, simulate_batches
 from seqwarp.scoring import Scoring
 
@@ -35,15 +39,26 @@ def main() -> None:
     parser.add_argument("--passes", type=int, default=4)
     parser.add_argument("--genome", help="FASTA of the genome the reads come from")
     parser.add_argument("--cigar", action="store_true", help="the traceback's kernels")
+    parser.add_argument("--protein", metavar="DIR", help="the protein search, inputs from DIR")
     options = parser.parse_args()
     import cupy as cp
 
-    _, genome = load_genome(options.genome)
-    q, t, _ = simulate_batches(genome, options.length, options.pairs, seed=2)
-    gap_open = 1 if options.gap == "linear" else 2
-    scoring = Scoring.dna(2, -1, gap_open, 1)
-    index = np.arange(options.pairs, dtype=np.int64)
-    args = (q, t, index, index, scoring.matrix, options.mode, scoring.gap_open, scoring.gap_extend)
+    if options.protein:
+        real = proteins.load(options.protein)
+        q = proteins.pick_queries(real, [options.length])
+        t = proteins.shuffled_database(real, options.pairs)
+        scoring = Scoring.blosum62(11, 1)
+        q_index = np.zeros(options.pairs, dtype=np.int64)
+        mode = "local"
+    else:
+        _, genome = load_genome(options.genome)
+        q, t, _ = simulate_batches(genome, options.length, options.pairs, seed=2)
+        gap_open = 1 if options.gap == "linear" else 2
+        scoring = Scoring.dna(2, -1, gap_open, 1)
+        q_index = np.arange(options.pairs, dtype=np.int64)
+        mode = options.mode
+    t_index = np.arange(options.pairs, dtype=np.int64)
+    args = (q, t, q_index, t_index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
     if options.cigar:
         what = "one traceback call"
 
@@ -57,7 +72,7 @@ def main() -> None:
             for launch in staged:
                 launch.launch()
 
-    cells = float(np.sum(q.lengths * t.lengths))
+    cells = float(np.sum(q.lengths[q_index] * t.lengths[t_index]))
     for k in range(options.passes):
         start = time.perf_counter()
         one_pass()
