@@ -15,7 +15,7 @@ import pytest
 pytestmark = pytest.mark.gpu
 cupy = pytest.importorskip("cupy")
 
-from gpu_cases import GAPS, batch, scoring_for  # noqa: E402
+from gpu_cases import GAPS, batch, mutate, scoring_for  # noqa: E402
 
 from seqwarp.align import Aligner, _cpu_backend, _gpu_backend, _gpu_traceback  # noqa: E402
 from seqwarp.scoring import Scoring  # noqa: E402
@@ -90,6 +90,42 @@ def test_random_pairs(mode: str, gap: str, alphabet: str, lanes: str) -> None:
     letters = 4 if alphabet == "dna" else 20
     queries, targets = _random_pairs(seed, letters)
     _compare(queries, targets, scoring_for(alphabet, gap), mode, lanes)
+
+
+@pytest.mark.parametrize("gap", list(GAPS))
+@pytest.mark.parametrize("mode", MODES)
+def test_protein_class_table_matches_cpu(mode: str, gap: str) -> None:
+    """The class-table lane on every letter of the protein alphabet (X, J, O and U one
+    class): one query against 60,000 targets (a group's two pairs share each table load) and
+    60,000 pairs of eight queries (lane B's scores from its own query's row)."""
+    scoring = scoring_for("protein", gap)
+    letters = scoring.matrix.shape[0]
+    rng = np.random.default_rng(zlib.crc32(f"table {mode} {gap}".encode()))
+    lengths = np.exp(rng.uniform(0, np.log(500), size=8)).astype(int) + 1
+    lengths[0] = 400
+    queries = [rng.integers(letters, size=m, dtype=np.uint8) for m in lengths]
+    targets = []
+    for k in range(60_000):
+        if k % 3 == 0:
+            targets.append(mutate(rng, queries[k % 8], letters, 0.2) if k % 8 else queries[0])
+        else:
+            n = int(np.exp(rng.uniform(0, np.log(500)))) + 1
+            targets.append(rng.integers(letters, size=n, dtype=np.uint8))
+    targets = [t if len(t) else queries[0] for t in targets]
+    q, t = batch(queries, scoring.alphabet), batch(targets, scoring.alphabet)
+    t_index = np.concatenate([np.arange(len(t)), rng.permutation(len(t))])
+    q_index = np.concatenate([np.zeros(len(t), dtype=np.int64), rng.integers(0, 8, len(t))])
+    m, n = q.lengths[q_index], t.lengths[t_index]
+    go, ge = scoring.gap_open, scoring.gap_extend
+    plan = _gpu_backend._plan(m, n, scoring.matrix, go, ge, "auto", offset=mode != "local")
+    assert {x.kernel_lane.removesuffix("-offset") for x in plan} == {"s16x2-table"}
+    args = (q, t, q_index, t_index, scoring.matrix, mode, go, ge)
+    cpu = _cpu_backend.score(*args)
+    gpu = _gpu_backend.score(*args)
+    bad = np.flatnonzero(np.any(cpu != gpu, axis=1))
+    assert len(bad) == 0, (
+        f"{len(bad)} pairs differ; first {int(bad[0])}: {cpu[bad[0]]} {gpu[bad[0]]}"
+    )
 
 
 @pytest.mark.parametrize("lanes", ["auto", "half2"])

@@ -42,6 +42,14 @@ INSTANCES = {
     + [_gpu_backend.kernel_name("local", True, "s16x2-bytes", 8, 32)]
     + [_gpu_backend.kernel_name("semi-global", True, "s16x2-bytes", 32, 16)]
     + [
+        _gpu_backend.kernel_name(mode, affine, lane, 8, 32)
+        for mode, affine, lane in itertools.product(
+            ("global", "semi-global", "local"), (False, True), ("s16x2-table",)
+        )
+    ]
+    + [_gpu_backend.kernel_name("global", True, "s16x2-table-offset", 16, 16)]
+    + [_gpu_backend.kernel_name("local", True, "s16x2-table", 8, 32, split=8, cluster=2)]
+    + [
         _gpu_backend.kernel_name(mode, True, lane, 16, 32, split=8)
         for mode, lane in itertools.product(("global", "semi-global", "local"), ("s32", "s16x2"))
     ]
@@ -225,6 +233,45 @@ def test_global_and_semi_global_scores_take_the_offset_form() -> None:
     wide = np.where(np.eye(4, dtype=bool), 126, -1).astype(dna.dtype)
     launches = _gpu_backend._plan(np.full(2, 20), np.full(2, 20), wide, 2, 1, "auto", offset=True)
     assert {x.kernel_lane for x in launches} == {"s16x2-offset"}
+
+
+def test_letter_classes_merge_interchangeable_letters() -> None:
+    """BLOSUM62's X, J, O and U score alike (rows and columns): one class; the class scores
+    give back every letter's score, and the padding class scores 0."""
+    blosum = Scoring.blosum62().matrix
+    class_of, scores = _gpu_backend.letter_classes(blosum)
+    symbols = Scoring.blosum62().alphabet.symbols
+    merged = {class_of[symbols.index(x)] for x in "XJOU"}
+    assert len(merged) == 1 and len(scores) == 25
+    assert len(set(class_of.tolist())) == 24
+    assert np.array_equal(scores[np.ix_(class_of, class_of)], blosum)
+    assert not scores[-1].any() and not scores[:, -1].any()
+    # a letter whose row differs but not its column stays a class of its own
+    skewed = blosum.copy()
+    skewed[symbols.index("U"), symbols.index("A")] += 1
+    assert len(_gpu_backend.letter_classes(skewed)[1]) == 26
+
+
+def test_large_alphabets_take_the_class_table_in_score_kernels() -> None:
+    """Protein scores run the s16x2 lane on the class table (the offset form for global and
+    semi-global), DNA and the traceback's fills on profiles; int32 pairs keep theirs."""
+    blosum = Scoring.blosum62(11, 1).matrix
+    dna = Scoring.dna(2, -1, 2, 1).matrix
+    m = np.array([300, 250, 9000])
+    plain = {x.kernel_lane for x in _gpu_backend._plan(m, m, blosum, 11, 1, "auto")}
+    assert plain == {"s16x2-table", "s32"}
+    offset = {x.kernel_lane for x in _gpu_backend._plan(m, m, blosum, 11, 1, "auto", offset=True)}
+    assert offset == {"s16x2-table-offset", "s32-offset"}
+    profile = {x.kernel_lane for x in _gpu_backend._plan(m, m, blosum, 11, 1, "auto", table=False)}
+    assert profile == {"s16x2-bytes", "s32"}
+    assert {x.kernel_lane for x in _gpu_backend._plan(m, m, dna, 2, 1, "auto")} == {
+        "s16x2-bytes",
+        "s32",
+    }
+    # the table's grid: blocks of 256 threads, the C^3 words of the table, whatever the tile
+    launch = _gpu_backend._Launch("s16x2", "s16x2-table", 32, 8, np.arange(40))
+    grid = _gpu_backend._Grid.of(launch, 40, 300, 300, 25)
+    assert (grid.blocks, grid.threads, grid.shared) == (3, 256, 4 * 25**3)
 
 
 DNA_TILES = ((8, 16), (16, 16), (16, 32))

@@ -6,7 +6,9 @@ answers, byte for byte. How a batch of pairs runs:
 1. pairs with an empty query or target are answered on the host (closed formulas);
 2. each remaining pair gets a lane type: two pairs per register in 16-bit lanes (DPX s16x2 by
    default, half2 on request) when :func:`plan.score_bound` proves every value fits, else
-   exact int32 (the overflow guard: a 16-bit result is never an approximation);
+   exact int32 (the overflow guard: a 16-bit result is never an approximation); the s16x2
+   lane of a large alphabet (protein) reads its scores from a block's table of letter
+   classes (:func:`letter_classes`) rather than a profile built per pair set;
 3. pairs are sorted once by shape (a counting sort on a 16-bit key, skipped when all pairs
    share one; this and the other per-pair scans of the host are numba loops in
    ``_host_scan`` that release the interpreter lock, so several devices' threads run them
@@ -80,16 +82,27 @@ _MODES = {"global": 0, "semi-global": 1, "local": 2}
 # kernel lane -> (traits struct in lanes.cuh, bytes per profile score); "s16x2-bytes" is the
 # s16x2 lane with an 8-bit profile, used when every substitution score fits a signed byte;
 # "-offset": the same lane in align_dp.cuh's anti-diagonal offset form (global and
-# semi-global scores)
+# semi-global scores); "s16x2-table" reads its scores from a block's table of letter classes
+# (large alphabets: no profile per pair set)
 _LANE_STRUCT = {
     "s32": ("LaneS32", 4),
     "s16x2": ("LaneS16x2", 2),
     "s16x2-bytes": ("LaneS16x2Bytes", 1),
+    "s16x2-table": ("LaneS16x2Table", 4),
     "half2": ("LaneHalf2", 2),
     "s32-offset": ("Offset<seqwarp::LaneS32>", 4),
     "s16x2-offset": ("Offset<seqwarp::LaneS16x2>", 2),
     "s16x2-bytes-offset": ("Offset<seqwarp::LaneS16x2Bytes>", 1),
+    "s16x2-table-offset": ("Offset<seqwarp::LaneS16x2Table>", 4),
 }
+# alphabets of more letters than this take the s16x2 lane's class table, when its C^3 words
+# (C letter classes, the padding letter one of them) fit a block's shared memory; the table
+# serves a block of _TABLE_BLOCK threads. Measured on one H200 (one real query against 1 M
+# proteins, BLOSUM62 11/1, local): 100 / 300 / 600 / 995 residues 1.01 / 1.55 / 1.79 / 1.92
+# TCUPS on the byte profile, 1.28 / 1.73 / 1.90 / 1.98 on the table (25 classes)
+_TABLE_ABOVE_LETTERS = 8
+_TABLE_MAX_BYTES = 160 * 1024
+_TABLE_BLOCK = 256
 # the largest |value| each lane type holds exactly (lanes.cuh: s16x2 keeps -16384 as minus
 # infinity; half represents every integer up to 2048)
 _LANE_LIMIT = {"s16x2": 12000, "half2": 2048}
@@ -228,10 +241,12 @@ def _plan(
     lanes: str,
     tiles: tuple[tuple[int, int], ...] | None = None,
     offset: bool = False,
+    table: bool = True,
 ) -> list[_Launch]:
     """Lane type and tile of every pair with both sides non-empty; ``tiles`` overrides the
     (threads per group, columns per thread) choices, narrowest first; ``offset`` (global and
-    semi-global scores) runs the fused lanes in the anti-diagonal offset form. The launches'
+    semi-global scores) runs the fused lanes in the anti-diagonal offset form; ``table``
+    lets a large alphabet's s16x2 lane read the class table (score kernels). The launches'
     pairs are consecutive slices of one array (``_Launch.start`` says where each begins)."""
     shortest_m, longest_m = int(m.min()), int(m.max())
     shortest_n, longest_n = int(n.min()), int(n.max())
@@ -257,19 +272,23 @@ def _plan(
         tiles = _TILES_DNA if matrix.shape[0] <= 8 else _TILES_PROTEIN
     # one array for every launch: the narrow lane's pairs, then the int32 lane's; the fused
     # lanes in the offset form when asked (plan.offset_bound: it holds whatever they hold)
+    table = table and _takes_table(matrix)
+    packed_lane = _kernel_lane(packed, offset, matrix, gap_extend, table)
     if narrow.all():
-        parts = [(_kernel_lane(packed, offset, matrix, gap_extend), packed, 0, work, keys)]
+        parts = [(packed_lane, packed, 0, work, keys)]
     else:
         chosen = (work[narrow], keys[narrow])
         rest = (work[~narrow], keys[~narrow])
         parts = [
-            (_kernel_lane(packed, offset, matrix, gap_extend), packed, 0, *chosen),
+            (packed_lane, packed, 0, *chosen),
             (_kernel_lane("s32", offset, matrix, gap_extend), "s32", len(chosen[0]), *rest),
         ]
     order = np.concatenate([part[3] for part in parts]) if len(parts) > 1 else parts[0][3]
     launches = []
     for kernel_lane, lane, base, _, lane_keys in parts:
-        chosen_tiles, bounds = tile_runs(lane_keys, tiles, matrix.shape[0] + 1)
+        # a profile is built per pair set; the table's column offsets are a load a column
+        letters = 1 if "table" in kernel_lane else matrix.shape[0] + 1
+        chosen_tiles, bounds = tile_runs(lane_keys, tiles, letters)
         for tile, a, b in zip(chosen_tiles.tolist(), bounds[:-1], bounds[1:], strict=True):
             group, columns = tiles[tile]
             start = base + int(a)
@@ -278,15 +297,44 @@ def _plan(
     return launches
 
 
-def _kernel_lane(lane: str, offset: bool, matrix: np.ndarray, ge: int) -> str:
-    """The ``_LANE_STRUCT`` key of ``lane``: s16x2 with an 8-bit profile where every profile
-    score fits a byte (the offset form's profile holds s + 2 ge), the fused lanes in the
-    offset form when ``offset`` (half2 has no such form)."""
+def _kernel_lane(lane: str, offset: bool, matrix: np.ndarray, ge: int, table: bool = False) -> str:
+    """The ``_LANE_STRUCT`` key of ``lane``: s16x2 with the class table when ``table``, else
+    with an 8-bit profile where every profile score fits a byte (the offset form's profile
+    holds s + 2 ge), the fused lanes in the offset form when ``offset`` (half2 has no such
+    form)."""
     if lane != "s16x2":
         return f"{lane}-offset" if offset and lane == "s32" else lane
     low, high = int(matrix.min()), int(matrix.max()) + (2 * ge if offset else 0)
     kernel_lane = "s16x2-bytes" if low >= -128 and high <= 127 else "s16x2"
+    if table:
+        kernel_lane = "s16x2-table"
     return f"{kernel_lane}-offset" if offset else kernel_lane
+
+
+def letter_classes(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The letters of ``matrix`` merged into classes of interchangeable letters (equal rows
+    and columns: BLOSUM62's X, J, O and U are one), with one more class for the kernels'
+    padding letter: (each letter's class, the classes' scores, the padding's row and column
+    0)."""
+    keys = [(matrix[a].tobytes(), matrix[:, a].tobytes()) for a in range(len(matrix))]
+    first: dict[tuple[bytes, bytes], int] = {}
+    for letter, key in enumerate(keys):
+        first.setdefault(key, letter)
+    index = {key: k for k, key in enumerate(first)}
+    class_of = np.array([index[key] for key in keys], dtype=np.int32)
+    chosen = np.array(list(first.values()), dtype=np.int64)
+    scores = np.zeros((len(chosen) + 1, len(chosen) + 1), dtype=np.int32)
+    scores[:-1, :-1] = matrix[np.ix_(chosen, chosen)]
+    return class_of, scores
+
+
+def _takes_table(matrix: np.ndarray) -> bool:
+    """Whether the s16x2 lane reads ``matrix`` through the class table: a large alphabet whose
+    table fits a block's shared memory."""
+    if matrix.shape[0] <= _TABLE_ABOVE_LETTERS:
+        return False
+    classes = len(letter_classes(np.asarray(matrix))[1])
+    return 4 * classes**3 <= _TABLE_MAX_BYTES
 
 
 def _split_long(launches: list[_Launch], n: np.ndarray, clusters: bool = False) -> list[_Launch]:
@@ -672,18 +720,23 @@ class _Grid:
         cls, launch: _Launch, count: int, longest_query: int, longest_target: int, alpha: int
     ) -> _Grid:
         """The grid for ``count`` pairs of ``launch`` (lengths bound the handed-on columns): a
-        pair set (one or two pairs) per group, ``_BLOCK`` threads a block; a split launch's
-        pair sets take ``cluster`` blocks of ``split`` warps each, and two handed-on columns
-        per warp."""
+        pair set (one or two pairs) per group, ``_BLOCK`` threads a block (``_TABLE_BLOCK``
+        for the class table, whose ``alpha`` counts letter classes); a split launch's pair
+        sets take ``cluster`` blocks of ``split`` warps each, and two handed-on columns per
+        warp."""
         lane_pairs = 1 if launch.lane == "s32" else 2
         split, cluster = launch.split, launch.cluster
-        sets_per_block = _BLOCK // launch.group if split == 1 else 1
-        threads = _BLOCK if split == 1 else 32 * split
+        table = "table" in launch.kernel_lane
+        block = _TABLE_BLOCK if table else _BLOCK
+        sets_per_block = block // launch.group if split == 1 else 1
+        threads = block if split == 1 else 32 * split
         groups = -(-count // lane_pairs)
         set_blocks = -(-groups // sets_per_block)  # blocks of pair sets (a cluster: one set)
         cols = launch.group * launch.columns
         element = _LANE_STRUCT[launch.kernel_lane][1]
         shared = sets_per_block * split * lane_pairs * (alpha + 1) * cols * element
+        if table:  # ``alpha``: the letter classes
+            shared = 4 * alpha**3
         stride = cluster * split * 2 * 2 * (longest_query + 1) if longest_target > cols else 0
         # every group of the grid gets scratch: a group past the last pair still runs (idle)
         # beside the real groups of its warp
@@ -692,8 +745,8 @@ class _Grid:
 
     def configure(self, kernel: Any) -> None:
         """Let ``kernel`` take this grid's shared memory, with all of L1 as shared memory (the
-        profile is what limits resident groups); past 48 KiB with its static shared memory, a
-        kernel must be allowed its dynamic shared memory first."""
+        profile or the class table is what limits resident groups); past 48 KiB with its
+        static shared memory, a kernel must be allowed its dynamic shared memory first."""
         if self.shared + kernel.shared_size_bytes > 48 * 1024:
             kernel.max_dynamic_shared_size_bytes = self.shared
         kernel.preferred_shared_memory_carveout = 100
@@ -713,7 +766,10 @@ def _stage_chunk(
 ) -> Staged:
     """Size one chunk's launch (pairs ``a:b`` of the call's order) over its argument slices."""
     count = b - a
-    grid = _Grid.of(launch, count, int(pairs.m[a:b].max()), int(pairs.n[a:b].max()), data["alpha"])
+    matrix, alpha = data["matrix"], data["alpha"]
+    if "table" in launch.kernel_lane:
+        matrix, alpha = data["table"], data["classes"]
+    grid = _Grid.of(launch, count, int(pairs.m[a:b].max()), int(pairs.n[a:b].max()), alpha)
     result = out[a:b]
     args = (
         codes,
@@ -722,8 +778,8 @@ def _stage_chunk(
         d["t_start"][a:b],
         d["n"][a:b],
         np.int32(count),
-        data["matrix"],
-        np.int32(data["alpha"]),
+        matrix,
+        np.int32(alpha),
         np.int32(data["gap_open"]),
         np.int32(data["gap_extend"]),
         cp.empty(grid.scratch, dtype=np.uint32),
@@ -766,13 +822,19 @@ def _ranges(launch: _Launch, longest_query: int, lead: int = 0) -> list[tuple[in
 
 def _data(cp: Any, matrix: np.ndarray, gap_open: int, gap_extend: int) -> dict:
     """The scoring arguments every chunk on the current device shares, copied on the current
-    stream (a chunk's stream must wait for it)."""
-    return {
+    stream (a chunk's stream must wait for it); for the class table's lane, the classes'
+    scores followed by each letter's class."""
+    data = {
         "matrix": cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32)),
         "alpha": int(matrix.shape[0]),
         "gap_open": gap_open,
         "gap_extend": gap_extend,
     }
+    if matrix.shape[0] > _TABLE_ABOVE_LETTERS:
+        class_of, scores = letter_classes(np.asarray(matrix))
+        data["table"] = cp.asarray(np.concatenate([scores.ravel(), class_of]))
+        data["classes"] = len(scores)
+    return data
 
 
 def stage(
@@ -786,15 +848,17 @@ def stage(
     gap_extend: int,
     lanes: str = "auto",
     tiles: tuple[tuple[int, int], ...] | None = None,
+    table: bool = True,
 ) -> list[Staged]:
-    """Every launch of a score call, staged on the first device and not yet run (for timing
-    the kernels alone, and trying other ``tiles``; :func:`score` is the normal path)."""
+    """Every launch of a score call, its arguments on the first device, not yet run (for
+    timing the kernels alone on any stream, trying other ``tiles``, or the profile where the
+    class table would serve: ``table=False``; :func:`score` is the normal path)."""
     import cupy as cp
 
     firsts = firsts_of(q_index, t_index)
     m = _lengths(queries, q_index, firsts[0])
     n = _lengths(targets, t_index, firsts[1])
-    plan = _plan(m, n, matrix, gap_open, gap_extend, lanes, tiles, offset=mode != "local")
+    plan = _plan(m, n, matrix, gap_open, gap_extend, lanes, tiles, mode != "local", table)
     launches = _split_long(plan, n, _has_clusters(_devices[0]))
     if not launches:
         return []
@@ -815,6 +879,10 @@ def stage(
                 staged.append(
                     _stage_chunk(cp, kernel, launch, a, b, pairs, device, codes, out, data)
                 )
+        # the copies above went on the current stream: wait for them, so that the launches
+        # may run on any stream (the benchmark times them on non-blocking streams, where a
+        # first kernel once read its arguments before they had landed)
+        cp.cuda.get_current_stream().synchronize()
     return staged
 
 

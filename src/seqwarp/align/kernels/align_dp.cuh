@@ -25,9 +25,10 @@
 // Template parameters
 //   MODE    0 global, 1 semi-global, 2 local (seqwarp.align.cpu's GLOBAL, SEMI_GLOBAL, LOCAL)
 //   AFFINE  false: linear gaps (gap_open == gap_extend, E and F need no registers)
-//   Lane    LaneS32, LaneS16x2, LaneS16x2Bytes or LaneHalf2 (lanes.cuh): what one register
-//           holds, and the width of the profile's scores; Offset<a fused lane>: the same in
-//           the anti-diagonal offset form
+//   Lane    LaneS32, LaneS16x2, LaneS16x2Bytes, LaneS16x2Table or LaneHalf2 (lanes.cuh):
+//           what one register holds, and the width of the profile's scores (the table lane:
+//           no profile, see below); Offset<a fused lane>: the same in the anti-diagonal offset
+//           form
 //   K       target columns per thread (register tile), a multiple of 8
 //   G       threads per alignment group: 8, 16 or 32
 //   FLAGS   also write each cell's 4 direction flags (fused lanes only: s32, s16x2)
@@ -62,13 +63,24 @@
 // spans up to min(m, n) * max s + (m + n) * ge (plan.offset_bound), at most twice the range
 // of the form above, which the 16-bit lanes hold for every pair they take.
 //
+// The class-table lane (LaneS16x2Table, for large alphabets) takes CUDASW++4.0's
+// pair-indexed substitution table instead of a profile: letters that score alike are merged
+// into C classes (the padding letter one of them), and the block builds, once, C^3 words,
+// word [q][a * C + b] holding s(q, a) and s(q, b) in its two halves. A thread keeps each of
+// its K columns' offset a * C + b (lane A's and lane B's target letters); a cell's two scores
+// are then one shared load from the row of the query letter when the group's two pairs share
+// their query (the protein search: one query against a database), or two loads and a byte
+// permute otherwise. There is no profile to build per pair set, which took a third of the
+// time of a 100-residue query against a protein database.
+//
 // Each row is two passes over the thread's K columns: first what needs only row i-1 (E, d, u:
 // independent across columns), then the chain along the row (F, hg), which overwrites hg in
 // place. Registers per thread: hg[K] (the thread's columns), e[K] (affine only), sub[K]
 // (the row's profile scores, then u), snap[K] (local only: the row where the thread's best
 // score first appeared), and the left neighbour's hg/F for the current row.
 // Shared memory per group: the profile, (alphabet + 1) letters x G*K columns x PAIRS scores
-// of 1, 2 or 4 bytes, laid out so that the G threads' loads fall on distinct banks.
+// of 1, 2 or 4 bytes, laid out so that the G threads' loads fall on distinct banks (the
+// class-table lane instead: one table a block, C^3 words for C letter classes).
 //
 // Direction flags (FLAGS): 4 bits a cell, each a test of two values the recurrence already
 // has (an XOR and a minimum with 1 in each lane), which reproduce the CPU's tie order: bit 0
@@ -287,6 +299,23 @@ __device__ __forceinline__ void align_dp(
     extern __shared__ __align__(16) unsigned char smem[];
     // SPLIT > 1: per warp of the block, the rows handed to it so far (by the warp before it)
     __shared__ int handed_rows[SPLIT];
+    // TABLE: `alpha` is the number of letter classes C (the last one the padding letter) and
+    // `matrix` their C x C scores followed by each residue code's class; the block's table,
+    // word [q][a * C + b] = s(q, a) | s(q, b) << 16 (0 where a letter is the padding), is
+    // built once, before any group's work
+    if constexpr (L::TABLE) {
+        unsigned* table = reinterpret_cast<unsigned*>(smem);
+        const int squared = alpha * alpha;
+        for (int idx = threadIdx.x; idx < squared * alpha; idx += blockDim.x) {
+            const int q = idx / squared, a = idx / alpha % alpha, b = idx % alpha;
+            const int extra = L::OFFSET ? 2 * ge : 0;
+            const bool padded = q == alpha - 1;
+            const int sa = padded || a == alpha - 1 ? 0 : matrix[q * alpha + a] + extra;
+            const int sb = padded || b == alpha - 1 ? 0 : matrix[q * alpha + b] + extra;
+            table[idx] = ((unsigned)sa & 0xffffu) | (unsigned)sb << 16;
+        }
+        __syncthreads();
+    }
     const int t = threadIdx.x % G;                         // thread index inside the group
     const int group_in_block = threadIdx.x / G;
     // a cluster is CLUSTER consecutive blocks; rank: the block's place in it
@@ -306,7 +335,12 @@ __device__ __forceinline__ void align_dp(
             __syncthreads();
         }
     }
-    const int letters = alpha + 1;                         // + the padding letter (scores 0)
+    constexpr bool TABLE = L::TABLE;
+    static_assert(!TABLE || (PAIRS == 2 && !FLAGS), "the class table serves two-pair scores");
+    const int letters = TABLE ? alpha : alpha + 1;         // + the padding letter (scores 0)
+    const int pad = letters - 1;
+    const int* const class_of = matrix + alpha * alpha;    // TABLE only
+    const int table_row = alpha * alpha * 4;               // TABLE: bytes of one query class
     P* prof = reinterpret_cast<P*>(smem) + (size_t)group_in_block * PAIRS * letters * COLS;
 
     // the PAIRS pairs of this group; a missing pair has length 0 and no output
@@ -328,6 +362,11 @@ __device__ __forceinline__ void align_dp(
     const int Mw = (int)__reduce_max_sync(FULL, (unsigned)M);
     const int Nw = (int)__reduce_max_sync(FULL, (unsigned)N);
     if (Nw == 0) return;
+    // TABLE: whether every group of the warp aligns its two pairs to one query (a missing
+    // second pair counts as sharing it): one table load then gives a cell's two scores
+    const bool one_query =
+        TABLE && __all_sync(FULL, (qs[0] == qs[PAIRS - 1] && m[0] == m[PAIRS - 1]) ||
+                                      m[PAIRS - 1] == 0);
 
     constexpr bool OFFSET = L::OFFSET;
     static_assert(!OFFSET || (L::FUSED && !FLAGS && MODE != LOCAL),
@@ -363,8 +402,19 @@ __device__ __forceinline__ void align_dp(
         const int write_base = (stripe / WARPS) * Mw;
 
         // --- the subject profile of this stripe: prof[pair][letter][swizzled column] -------
+        // (TABLE: instead, each column's byte offset in a row of the table)
+        int column_at[TABLE ? K : 1];
+        if constexpr (TABLE) {
+#pragma unroll
+            for (int c = 0; c < K; ++c) {
+                const int j = c0 + c;                      // 0-based target residue
+                const int a = j < n[0] ? class_of[codes[ts[0] + j]] : pad;
+                const int b = j < n[1] ? class_of[codes[ts[1] + j]] : pad;
+                column_at[c] = (a * alpha + b) * 4;
+            }
+        }
         __syncwarp();
-        for (int idx = t; idx < letters * COLS; idx += G) {
+        for (int idx = t; !TABLE && idx < letters * COLS; idx += G) {
             const int letter = idx / COLS;
             const int col = idx % COLS;
             const int owner = col / K, c = col % K;
@@ -424,7 +474,12 @@ __device__ __forceinline__ void align_dp(
             unsigned packed = 0;
 #pragma unroll
             for (int k = 0; k < PAIRS; ++k) {
-                const unsigned a = row <= m[k] ? codes[qs[k] + row - 1] : (unsigned)alpha;
+                unsigned a;
+                if constexpr (TABLE) {
+                    a = row <= m[k] ? (unsigned)class_of[codes[qs[k] + row - 1]] : (unsigned)pad;
+                } else {
+                    a = row <= m[k] ? codes[qs[k] + row - 1] : (unsigned)alpha;
+                }
                 packed |= a << (8 * k);
             }
             return packed;
@@ -485,8 +540,25 @@ __device__ __forceinline__ void align_dp(
             if (i >= 1 && i <= Mw) {
                 // substitution scores of this row's letter(s) against the K columns
                 V sub[K];
+                if constexpr (TABLE) {
+                    const unsigned char* row_a = smem + (q & 0xff) * table_row;
+                    if (one_query) {
 #pragma unroll
-                for (int v = 0; v < K / W; ++v) {
+                        for (int c = 0; c < K; ++c)
+                            sub[c] = L::from_bits(*reinterpret_cast<const unsigned*>(row_a + column_at[c]));
+                    } else {
+                        // two queries: lane B's half from its own query's row
+                        const unsigned char* row_b = smem + ((q >> 8) & 0xff) * table_row;
+#pragma unroll
+                        for (int c = 0; c < K; ++c) {
+                            const unsigned a = *reinterpret_cast<const unsigned*>(row_a + column_at[c]);
+                            const unsigned b = *reinterpret_cast<const unsigned*>(row_b + column_at[c]);
+                            sub[c] = L::from_bits(permute(a, b, 0x7610));
+                        }
+                    }
+                }
+#pragma unroll
+                for (int v = 0; v < (TABLE ? 0 : K / W); ++v) {
                     const int offset = (v * G + t) * W;
                     unsigned a[LOAD / 4];
                     load_words(prof + (q & 0xff) * COLS + offset, a);

@@ -4,15 +4,28 @@
 // align_dp.cuh; this kernel runs it without direction flags.
 //
 // Template parameters: MODE, AFFINE, Lane, K, G, SPLIT as in align_dp.cuh (blocks of 128
-// threads; SPLIT > 1: blocks of SPLIT warps, one pair set each). align_score_cluster runs a
-// pair set on a cluster of CLUSTER such blocks (Hopper and later).
+// threads, 256 for the class-table lane, whose table is one a block; SPLIT > 1: blocks of
+// SPLIT warps, one pair set each). align_score_cluster runs a pair set on a cluster of
+// CLUSTER such blocks (Hopper and later).
 
 #include "align_dp.cuh"
 
 namespace seqwarp {
 
+// Blocks a multiprocessor must hold (ptxas then bounds the registers), as measured on the
+// H200: the class-table lane 3 (24 warps; unbounded it takes registers for 2 blocks and ran
+// about 6 % slower), global linear gaps 1 (ptxas then allocates 80 registers instead of 72
+// and the 512 bp kernel ran 13 % faster; the other kernels ran 1-6 % slower so), the rest none
+template <int MODE, bool AFFINE, class L, int SPLIT>
+constexpr int min_blocks() {
+    if constexpr (SPLIT > 1) return 0;
+    if constexpr (L::TABLE) return 3;
+    return MODE == GLOBAL && !AFFINE ? 1 : 0;
+}
+
 template <int MODE, bool AFFINE, class L, int K, int G, int SPLIT = 1>
-__global__ void __launch_bounds__(SPLIT > 1 ? 32 * SPLIT : 128) align_score(
+__global__ void __launch_bounds__(SPLIT > 1 ? 32 * SPLIT : L::TABLE ? 256 : 128,
+                                  min_blocks<MODE, AFFINE, L, SPLIT>()) align_score(
     const unsigned char* __restrict__ codes,
     const long long* __restrict__ q_start,
     const int* __restrict__ q_len,

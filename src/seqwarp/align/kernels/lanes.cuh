@@ -10,12 +10,14 @@
 //   2. LaneS16x2  two pairs per group, Hopper DPX on signed 16-bit halves
 //                 (__viaddmax_s16x2 / __vmaxs2 / __viaddmax_s16x2_relu: one SASS op each);
 //      LaneS16x2Bytes  the same with an 8-bit substitution profile
+//      LaneS16x2Table  the same reading its scores from a block's table of letter classes
 //   3. LaneHalf2  two pairs per group, half2 arithmetic (__hadd2 / __hmax2); integers are exact
 //                 up to ±2048 and -inf is a true minus infinity
 //   4. Offset<Lane>  a fused lane in align_dp.cuh's anti-diagonal offset form
 //
 // Every struct has: V (the register type), P (the profile's score type), PAIRS, FUSED (add+max
-// is one instruction), OFFSET (the offset form), neg() (below every reachable value), splat,
+// is one instruction), OFFSET (the offset form), TABLE (scores from align_dp.cuh's class table
+// instead of a profile), neg() (below every reachable value), splat,
 // to_profile, from_bits / bits (V <-> its 32-bit pattern), add, add_max (max(a + b, c)),
 // add_max_relu (max(a + b, c, 0)), max2, gt_mask (all ones in each lane where a > b), blend
 // (bits of a where mask is set, else of b) and lane (one lane as an int).
@@ -38,6 +40,7 @@ struct LaneS32 {
     static constexpr int PAIRS = 1;
     static constexpr bool FUSED = true;     // add+max is one instruction
     static constexpr bool OFFSET = false;   // align_dp.cuh's anti-diagonal offset form
+    static constexpr bool TABLE = false;    // align_dp.cuh's table of letter classes
     static constexpr int NEG = -(1 << 30);  // the CPU engine's minus infinity
 
     __device__ static V splat(int x) { return x; }
@@ -64,6 +67,7 @@ struct LaneS16x2 {
     static constexpr int PAIRS = 2;
     static constexpr bool FUSED = true;
     static constexpr bool OFFSET = false;
+    static constexpr bool TABLE = false;
     static constexpr int NEG = -(1 << 14);  // NEG - gap_extend stays far from -32768
 
     __device__ static V splat(int x) { return (unsigned(x) & 0xffffu) * 0x10001u; }
@@ -91,6 +95,15 @@ struct LaneS16x2Bytes : LaneS16x2 {
     __device__ static P to_profile(int x) { return (signed char)x; }
 };
 
+// LaneS16x2 with CUDASW++4.0's pair-indexed substitution table instead of a profile, for
+// large alphabets: one table a block, word [q][a * C + b] holding s(q, a) in the low half and
+// s(q, b) in the high half (C letter classes), so that a cell's two scores are one shared
+// load, with no profile to build per pair set and no byte permutes (align_dp.cuh)
+struct LaneS16x2Table : LaneS16x2 {
+    using P = unsigned;
+    static constexpr bool TABLE = true;
+};
+
 // ---------------------------------------------------------------------------------------------
 // 3. LaneHalf2
 // ---------------------------------------------------------------------------------------------
@@ -100,6 +113,7 @@ struct LaneHalf2 {
     static constexpr int PAIRS = 2;
     static constexpr bool FUSED = false;    // add then max: two instructions
     static constexpr bool OFFSET = false;
+    static constexpr bool TABLE = false;
 
     __device__ static V splat(int x) { return __float2half2_rn((float)x); }
     __device__ static P to_profile(int x) { return __half_as_ushort(__int2half_rn(x)); }
