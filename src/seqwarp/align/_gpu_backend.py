@@ -304,10 +304,11 @@ def _kernel_lane(lane: str, offset: bool, matrix: np.ndarray, ge: int, table: bo
     form)."""
     if lane != "s16x2":
         return f"{lane}-offset" if offset and lane == "s32" else lane
-    low, high = int(matrix.min()), int(matrix.max()) + (2 * ge if offset else 0)
-    kernel_lane = "s16x2-bytes" if low >= -128 and high <= 127 else "s16x2"
     if table:
         kernel_lane = "s16x2-table"
+    else:
+        low, high = int(matrix.min()), int(matrix.max()) + (2 * ge if offset else 0)
+        kernel_lane = "s16x2-bytes" if low >= -128 and high <= 127 else "s16x2"
     return f"{kernel_lane}-offset" if offset else kernel_lane
 
 
@@ -733,10 +734,11 @@ class _Grid:
         groups = -(-count // lane_pairs)
         set_blocks = -(-groups // sets_per_block)  # blocks of pair sets (a cluster: one set)
         cols = launch.group * launch.columns
-        element = _LANE_STRUCT[launch.kernel_lane][1]
-        shared = sets_per_block * split * lane_pairs * (alpha + 1) * cols * element
-        if table:  # ``alpha``: the letter classes
+        if table:  # one table a block; ``alpha``: the letter classes
             shared = 4 * alpha**3
+        else:  # a profile a group
+            element = _LANE_STRUCT[launch.kernel_lane][1]
+            shared = sets_per_block * split * lane_pairs * (alpha + 1) * cols * element
         stride = cluster * split * 2 * 2 * (longest_query + 1) if longest_target > cols else 0
         # every group of the grid gets scratch: a group past the last pair still runs (idle)
         # beside the real groups of its warp
