@@ -252,6 +252,25 @@ def test_letter_classes_merge_interchangeable_letters() -> None:
     assert len(_gpu_backend.letter_classes(skewed)[1]) == 26
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_letter_classes_of_random_matrices(kinds: int, letters: int, seed: int) -> None:
+    """Letters drawn from a few kinds (a letter scores as its kind does): the classes give
+    back the matrix, no more classes than kinds, and letters of different classes differ in
+    a row or a column."""
+    rng = np.random.default_rng(seed)
+    base = rng.integers(-5, 12, size=(kinds, kinds))
+    kind = rng.integers(0, kinds, size=letters)
+    matrix = base[np.ix_(kind, kind)].astype(np.int32)
+    class_of, scores = _gpu_backend.letter_classes(matrix)
+    assert np.array_equal(scores[np.ix_(class_of, class_of)], matrix)
+    assert len(scores) - 1 == len(set(class_of.tolist())) <= kinds
+    assert not scores[-1].any() and not scores[:, -1].any()
+    for a, b in itertools.combinations(range(letters), 2):
+        same = np.array_equal(matrix[a], matrix[b]) and np.array_equal(matrix[:, a], matrix[:, b])
+        assert same == (class_of[a] == class_of[b])
+
+
 def test_large_alphabets_take_the_class_table_in_score_kernels() -> None:
     """Protein scores run the s16x2 lane on the class table (the offset form for global and
     semi-global), DNA and the traceback's fills on profiles; int32 pairs keep theirs."""
