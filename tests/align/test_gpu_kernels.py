@@ -287,6 +287,11 @@ def test_large_alphabets_take_the_class_table_in_score_kernels() -> None:
         "s16x2-bytes",
         "s32",
     }
+    # an alphabet of more classes than 3 tables a multiprocessor allow keeps the profile
+    many = np.random.default_rng(0).integers(-4, 12, size=(27, 27)).astype(np.int32)
+    assert len(_gpu_backend.letter_classes(many)[1]) == 28
+    lanes = {x.kernel_lane for x in _gpu_backend._plan(m[:2], m[:2], many, 11, 1, "auto")}
+    assert lanes == {"s16x2-bytes"}
     # the table's grid: blocks of 256 threads, the C^3 words of the table, whatever the tile
     launch = _gpu_backend._Launch("s16x2", "s16x2-table", 32, 8, np.arange(40))
     grid = _gpu_backend._Grid.of(launch, 40, 300, 300, 25)

@@ -96,12 +96,12 @@ _LANE_STRUCT = {
     "s16x2-table-offset": ("Offset<seqwarp::LaneS16x2Table>", 4),
 }
 # alphabets of more letters than this take the s16x2 lane's class table, when its C^3 words
-# (C letter classes, the padding letter one of them) fit a block's shared memory; the table
-# serves a block of _TABLE_BLOCK threads. Measured on one H200 (one real query against 1 M
+# (C letter classes, the padding letter one of them) let 3 blocks of _TABLE_BLOCK threads
+# share a multiprocessor (the kernel's launch bounds ask for 3; up to 26 classes). Measured on one H200 (one real query against 1 M
 # proteins, BLOSUM62 11/1, local): 100 / 300 / 600 / 995 residues 1.01 / 1.55 / 1.79 / 1.92
 # TCUPS on the byte profile, 1.28 / 1.73 / 1.90 / 1.98 on the table (25 classes)
 _TABLE_ABOVE_LETTERS = 8
-_TABLE_MAX_BYTES = 160 * 1024
+_TABLE_MAX_BYTES = 75 * 1024
 _TABLE_BLOCK = 256
 # the largest |value| each lane type holds exactly (lanes.cuh: s16x2 keeps -16384 as minus
 # infinity; half represents every integer up to 2048)
