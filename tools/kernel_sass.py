@@ -11,7 +11,7 @@ path, the shortest path through the loop among those that issue all its min/max 
 (forward branches taken wherever that skips code without them), estimates what a pass over a
 row of cells issues.
 
-    python tools/kernel_sass.py                                  # the 512 bp DNA kernels
+    python tools/kernel_sass.py                                  # 512 bp DNA, protein search
     python tools/kernel_sass.py local:affine:s16x2:8:32          # mode:gap:lane:columns:group
     python tools/kernel_sass.py --fill                           # their traceback fills
 """
@@ -30,11 +30,19 @@ from seqwarp.align._gpu_backend import _LANE_STRUCT, kernel_name
 from seqwarp.align._gpu_traceback import fill_name
 from seqwarp.cuda import kernel_source
 
-# the 512 bp reads' windows run in 8-thread groups of 16 columns (5 stripes of 128 columns)
+# the 512 bp reads' windows run in 8-thread groups of 16 columns (5 stripes of 128 columns);
+# the protein search's largest launches in 32-thread groups of 8 columns on the class table,
+# which the traceback's fills do not take
+DEFAULT_FILL = (
+    "global:linear:s16x2-bytes:16:8",
+    "global:affine:s16x2-bytes:16:8",
+    "local:affine:s16x2-bytes:16:8",
+)
 DEFAULT = (
     "global:linear:s16x2-bytes-offset:16:8",
     "global:affine:s16x2-bytes-offset:16:8",
     "local:affine:s16x2-bytes:16:8",
+    "local:affine:s16x2-table:8:32",
 )
 _DP_OPS = ("VIADDMNMX", "VIMNMX", "IMNMX", "HMNMX2", "HADD2")
 _LINE = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z0-9_]+)(\.[A-Z0-9_.]+)?(.*)$")
@@ -121,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     """Print each kernel's registers, spills and row-loop instructions per cell."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "kernels", nargs="*", default=list(DEFAULT), help="mode:gap:lane:columns:group"
+        "kernels", nargs="*", help="mode:gap:lane:columns:group (default: see DEFAULT)"
     )
     parser.add_argument(
         "--fill", action="store_true", help="the traceback's forward kernels (direction flags)"
@@ -130,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     name_of, filename = (
         (fill_name, "align_trace.cu") if args.fill else (kernel_name, "align_score.cu")
     )
-    for spec in args.kernels:
+    for spec in args.kernels or (DEFAULT_FILL if args.fill else DEFAULT):
         mode, affine, lane, columns, group = _parse(spec)
         with tempfile.TemporaryDirectory() as folder:  # one kernel per build: no name matching
             name = name_of(mode, affine, lane, columns, group)
