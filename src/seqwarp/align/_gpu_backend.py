@@ -216,6 +216,11 @@ class _Launch:
     cluster: int = 1  # blocks sharing a pair set (> 1: split > 1)
 
     @property
+    def table(self) -> bool:
+        """Whether the launch reads the class table (no profile; ``alpha`` counts classes)."""
+        return "table" in self.kernel_lane
+
+    @property
     def name_args(self) -> tuple[str, int, int, int, int]:
         """The lane, columns, group, split and cluster of :func:`kernel_name`."""
         return self.kernel_lane, self.columns, self.group, self.split, self.cluster
@@ -727,14 +732,13 @@ class _Grid:
         warp."""
         lane_pairs = 1 if launch.lane == "s32" else 2
         split, cluster = launch.split, launch.cluster
-        table = "table" in launch.kernel_lane
-        block = _TABLE_BLOCK if table else _BLOCK
+        block = _TABLE_BLOCK if launch.table else _BLOCK
         sets_per_block = block // launch.group if split == 1 else 1
         threads = block if split == 1 else 32 * split
         groups = -(-count // lane_pairs)
         set_blocks = -(-groups // sets_per_block)  # blocks of pair sets (a cluster: one set)
         cols = launch.group * launch.columns
-        if table:  # one table a block; ``alpha``: the letter classes
+        if launch.table:  # one table a block; ``alpha``: the letter classes
             shared = 4 * alpha**3
         else:  # a profile a group
             element = _LANE_STRUCT[launch.kernel_lane][1]
@@ -769,7 +773,7 @@ def _stage_chunk(
     """Size one chunk's launch (pairs ``a:b`` of the call's order) over its argument slices."""
     count = b - a
     matrix, alpha = data["matrix"], data["alpha"]
-    if "table" in launch.kernel_lane:
+    if launch.table:
         matrix, alpha = data["table"], data["classes"]
     grid = _Grid.of(launch, count, int(pairs.m[a:b].max()), int(pairs.n[a:b].max()), alpha)
     result = out[a:b]
@@ -832,7 +836,7 @@ def _data(cp: Any, matrix: np.ndarray, gap_open: int, gap_extend: int) -> dict:
         "gap_open": gap_open,
         "gap_extend": gap_extend,
     }
-    if matrix.shape[0] > _TABLE_ABOVE_LETTERS:
+    if _takes_table(matrix):
         class_of, scores = letter_classes(np.asarray(matrix))
         data["table"] = cp.asarray(np.concatenate([scores.ravel(), class_of]))
         data["classes"] = len(scores)
