@@ -186,7 +186,7 @@ def test_long_targets_on_split_warps(
     clusters: bool,
 ) -> None:
     """Few pairs of long targets run on several warps a pair set (``_SPLIT``, a pipeline of
-    stripes handed from warp to warp), and the longest of them on clusters of 2 and 4 such
+    stripes handed from warp to warp), and the longest of them on clusters of 2, 4 and 8 such
     blocks: every field equals the CPU backend's, with stripe counts that are and are not
     multiples of the warps."""
     monkeypatch.setattr(_gpu_backend, "_SPLIT", split)
@@ -199,10 +199,11 @@ def test_long_targets_on_split_warps(
     longest = (5 if clusters else 3) * shortest
     # fewer pairs for the clusters' longer targets (the CPU backend runs them one by one)
     queries, targets = _long_pairs(seed, letters, 6 if clusters else 12, shortest, longest)
-    if clusters:  # and a pair of the longest target, for the 4-block clusters
-        rng = np.random.default_rng(seed)
-        targets.append(rng.integers(letters, size=longest, dtype=np.uint8))
-        queries.append(_related(rng, targets[-1], letters, 0.1))
+    if clusters:  # and pairs of the longest target, for the 4-block clusters, and of 8
+        rng = np.random.default_rng(seed)  # stripes a warp, for the 8-block clusters
+        for length in (longest, 8 * shortest):
+            targets.append(rng.integers(letters, size=length, dtype=np.uint8))
+            queries.append(_related(rng, targets[-1], letters, 0.1))
     n = np.array([len(t) for t in targets])
     m = np.array([len(q) for q in queries])
     scoring = scoring_for(alphabet, gap)
@@ -210,8 +211,45 @@ def test_long_targets_on_split_warps(
     launches = _gpu_backend._split_long(plan, n, _gpu_backend._has_clusters(0))
     assert split in {x.split for x in launches}
     if clusters:
-        assert {2, 4} <= {x.cluster for x in launches}
+        assert {2, 4, 8} <= {x.cluster for x in launches}
     _compare(queries, targets, scoring, mode, lanes)
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["groups", "split"])
+@pytest.mark.parametrize("alphabet", ["dna", "protein"])
+@pytest.mark.parametrize("gap", list(GAPS))
+@pytest.mark.parametrize("mode", ["global", "semi-global"])
+def test_rebased_lane_on_pairs_past_the_16_bit_range(
+    monkeypatch: pytest.MonkeyPatch, mode: str, gap: str, alphabet: str, split: bool
+) -> None:
+    """Pairs whose scores and rows or columns 0 leave the 16-bit range (identical 20 kbp at +2
+    a match: 40,000; a 50 kbp target against a short query; related pairs of up to 30 kbp,
+    two to a register with pairs of other lengths) run on the rebased s16x2 lane, on groups
+    and on split warps and clusters, and every field equals the CPU backend's."""
+    if not split:  # every pair set on one group, however few
+        monkeypatch.setattr(_gpu_backend, "_SPLIT_BELOW_GROUPS", 0)
+    letters = 4 if alphabet == "dna" else 20
+    scale = 1 if alphabet == "dna" else 2  # protein cells cost the CPU backend more
+    rng = np.random.default_rng(zlib.crc32(f"rebased {mode} {gap} {alphabet} {split}".encode()))
+    same = rng.integers(letters, size=20_000 // scale, dtype=np.uint8)
+    far = rng.integers(letters, size=50_000 // scale, dtype=np.uint8)
+    queries = [same, far[:700], far]
+    targets = [same.copy(), far, far[20_000 // scale :]]
+    for length in (5_000, 9_000, 14_000, 30_000):
+        source = rng.integers(letters, size=length // scale, dtype=np.uint8)
+        queries.append(mutate(rng, source, letters, 0.1))
+        targets.append(source)
+        queries.append(rng.integers(letters, size=length // scale // 3, dtype=np.uint8))
+        targets.append(rng.integers(letters, size=length // scale, dtype=np.uint8))
+    scoring = scoring_for(alphabet, gap)
+    m = np.array([len(q) for q in queries])
+    n = np.array([len(t) for t in targets])
+    plan = _gpu_backend._plan(
+        m, n, scoring.matrix, scoring.gap_open, scoring.gap_extend, "auto", offset=True
+    )
+    rebased = sum(len(x.pairs) for x in plan if x.kernel_lane.endswith("-rebased"))
+    assert rebased >= len(queries) // 2
+    _compare(queries, targets, scoring, mode, "auto")
 
 
 def test_chunks_dealt_over_devices_give_the_same_answer(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,7 +18,15 @@ from hypothesis import strategies as st
 
 from seqwarp.align import _gpu_backend, _gpu_traceback
 from seqwarp.align._host_scan import shape_sort
-from seqwarp.align.plan import offset_bound, score_bound, shape_key, tile_cost, tile_runs
+from seqwarp.align.plan import (
+    offset_bound,
+    rebased_reach,
+    rebased_step,
+    score_bound,
+    shape_key,
+    tile_cost,
+    tile_runs,
+)
 from seqwarp.alphabets import DNA
 from seqwarp.cuda import kernel_source
 from seqwarp.scoring import Scoring
@@ -70,7 +78,18 @@ INSTANCES = {
         )
     ]
     + [_gpu_backend.kernel_name("semi-global", True, "s16x2-bytes-offset", 16, 32, split=8)]
-    + [_gpu_backend.kernel_name("global", False, "s32-offset", 16, 32, split=8, cluster=2)],
+    + [_gpu_backend.kernel_name("global", False, "s32-offset", 16, 32, split=8, cluster=2)]
+    + [
+        _gpu_backend.kernel_name(mode, affine, lane, 16, 32)
+        for mode, affine, lane in itertools.product(
+            ("global", "semi-global"), (False, True), ("s16x2-rebased", "s16x2-bytes-rebased")
+        )
+    ]
+    + [_gpu_backend.kernel_name("global", True, "s16x2-table-rebased", 8, 32)]
+    + [
+        _gpu_backend.kernel_name(mode, True, "s16x2-bytes-rebased", 16, 32, split=8, cluster=c)
+        for mode, c in itertools.product(("global", "semi-global"), (1, 8))
+    ],
     "align_trace.cu": [
         _gpu_traceback.fill_name(mode, affine, lane, 32, 16)
         for mode, affine, lane in itertools.product(
@@ -205,6 +224,80 @@ def test_offset_bound_covers_every_cell(m, n, match, mismatch, gaps, identical, 
     assert g.min() >= -2 * go + 2 * ge
 
 
+@settings(max_examples=80, deadline=None)
+@given(
+    m=st.integers(1, 60),
+    n=st.integers(1, 60),
+    match=st.integers(1, 9),
+    mismatch=st.integers(-9, -1),
+    gaps=st.tuples(st.integers(1, 12), st.integers(1, 12)),
+    related=st.booleans(),
+    semi=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_adjacent_cells_of_the_offset_form_differ_by_at_most_the_rebased_step(
+    m, n, match, mismatch, gaps, related, semi, seed
+):
+    """What a rebased lane rests on: in the offset form (H from parasail's score table, with
+    rows and columns 0) cells a row or a column apart differ by at most ``rebased_step``."""
+    go, ge = max(gaps), min(gaps)
+    rng = np.random.default_rng(seed)
+    query = "".join(rng.choice(list("ACGT"), m))
+    target = "".join(rng.choice(list("ACGT"), n))
+    if related:  # long diagonal runs of matches, then a gap
+        target = (query[: n // 2] + target)[:n]
+    matrix = parasail.matrix_create("ACGT", match, mismatch)
+    table = parasail.sg_table if semi else parasail.nw_table
+    result = table(query, target, go, ge, matrix)
+    h = np.zeros((m + 1, n + 1), dtype=np.int64)
+    h[1:, 1:] = np.array(result.score_table, dtype=np.int64)
+    if not semi:  # global: a gap of k residues costs go + (k - 1) ge
+        h[1:, 0] = -(go + np.arange(m) * ge)
+        h[0, 1:] = -(go + np.arange(n) * ge)
+    g = h + (np.arange(m + 1)[:, None] + np.arange(n + 1)[None, :]) * ge
+    step = rebased_step(match, go, ge)
+    assert np.abs(np.diff(g, axis=0)).max() <= step
+    assert np.abs(np.diff(g, axis=1)).max() <= step
+
+
+def test_rebased_reach_is_independent_of_length_and_fits_the_usual_scorings() -> None:
+    """The widest DNA stripe (512 columns) and protein's (256), in groups of up to 32
+    threads, hold DNA +2/-1 and BLOSUM62 11/1 well inside the s16x2 lane's limit; a scoring
+    of very large scores does not fit."""
+    limit = _gpu_backend._LANE_LIMIT["s16x2"]
+    assert rebased_reach(2, -1, 2, 1, 512, 32, 64) <= limit // 3
+    assert rebased_reach(11, -4, 11, 1, 256, 32, 64) <= limit
+    assert rebased_reach(40, -40, 10, 1, 512, 32, 64) > limit
+
+
+def test_pairs_past_the_16_bit_range_take_the_rebased_lane() -> None:
+    """Global and semi-global scores (the offset form): pairs the s16x2 lane cannot hold run
+    on its rebased form, whatever their length; local scores, the int32 and half2 lanes, and
+    a scoring whose reach does not fit keep int32."""
+    dna = Scoring.dna(2, -1, 2, 1).matrix
+    m = np.array([512, 4096, 8192, 60_000, 500])
+
+    def lanes_of(matrix, lanes="auto", offset=True):
+        plan = _gpu_backend._plan(m, m, matrix, 2, 1, lanes, offset=offset)
+        return {int(p): x.kernel_lane for x in plan for p in x.pairs}
+
+    assert lanes_of(dna) == {
+        0: "s16x2-bytes-offset",
+        1: "s16x2-bytes-offset",
+        2: "s16x2-bytes-rebased",
+        3: "s16x2-bytes-rebased",
+        4: "s16x2-bytes-offset",
+    }
+    assert set(lanes_of(dna, offset=False).values()) == {"s16x2-bytes", "s32"}
+    assert set(lanes_of(dna, "s32").values()) == {"s32-offset"}
+    assert set(lanes_of(dna, "half2").values()) == {"half2", "s32-offset"}
+    wide = np.where(np.eye(4, dtype=bool), 60, -60).astype(dna.dtype)
+    assert set(lanes_of(wide).values()) == {"s32-offset"}
+    blosum = Scoring.from_matrix("BLOSUM62", gap_open=11, gap_extend=1).matrix
+    plan = _gpu_backend._plan(m, m, blosum, 11, 1, "auto", offset=True)
+    assert {x.kernel_lane for x in plan} == {"s16x2-table-offset", "s16x2-table-rebased"}
+
+
 def test_offset_bound_is_at_most_twice_the_score_bound() -> None:
     """So the s16x2 lane (score_bound <= 12000) holds the offset form of all its pairs."""
     rng = np.random.default_rng(5)
@@ -228,7 +321,10 @@ def test_global_and_semi_global_scores_take_the_offset_form() -> None:
         offset = {x.kernel_lane for x in _gpu_backend._plan(m, m, dna, 2, 1, lanes, offset=True)}
         expected = {"auto": {"s16x2-bytes", "s32"}, "s32": {"s32"}, "half2": {"half2", "s32"}}
         assert plain == expected[lanes]
-        assert offset == {k if k == "half2" else f"{k}-offset" for k in plain}
+        # the pairs s16x2 cannot hold: its rebased form (test below), else int32
+        wide = {"auto": "s16x2-bytes-rebased", "s32": "s32-offset", "half2": "s32-offset"}
+        narrow = {k if k == "half2" else f"{k}-offset" for k in plain} - {"s32-offset"}
+        assert offset == narrow | {wide[lanes]}
     # scores of up to 127 fit the byte profile, but not with 2 ge added
     wide = np.where(np.eye(4, dtype=bool), 126, -1).astype(dna.dtype)
     launches = _gpu_backend._plan(np.full(2, 20), np.full(2, 20), wide, 2, 1, "auto", offset=True)
@@ -280,7 +376,7 @@ def test_large_alphabets_take_the_class_table_in_score_kernels() -> None:
     plain = {x.kernel_lane for x in _gpu_backend._plan(m, m, blosum, 11, 1, "auto")}
     assert plain == {"s16x2-table", "s32"}
     offset = {x.kernel_lane for x in _gpu_backend._plan(m, m, blosum, 11, 1, "auto", offset=True)}
-    assert offset == {"s16x2-table-offset", "s32-offset"}
+    assert offset == {"s16x2-table-offset", "s16x2-table-rebased"}
     profile = {x.kernel_lane for x in _gpu_backend._plan(m, m, blosum, 11, 1, "auto", table=False)}
     assert profile == {"s16x2-bytes", "s32"}
     assert {x.kernel_lane for x in _gpu_backend._plan(m, m, dna, 2, 1, "auto")} == {
@@ -441,6 +537,25 @@ def test_grid_sizes_profiles_and_scratch() -> None:
     assert grid.scratch == 3 * 4 * 4 * 301
 
 
+def test_host_and_kernels_move_the_base_as_often() -> None:
+    """The host's reach of a rebased lane assumes the kernels' REBASE_EVERY."""
+    source = kernel_source("seqwarp.align", "align_score.cu")
+    assert f"constexpr int REBASE_EVERY = {_gpu_backend._REBASE_EVERY};" in source
+
+
+def test_rebased_grid_hands_on_int32_columns() -> None:
+    """A rebased lane hands each row of a stripe's last column on as four int32 words (two
+    pairs' hg and F), twice the words of the other lanes, in its grid and its chunks."""
+    pairs = np.arange(10)
+    plain = _gpu_backend._Launch("s16x2", "s16x2-bytes-offset", 16, 32, pairs)
+    rebased = replace(plain, kernel_lane="s16x2-bytes-rebased")
+    assert (plain.handed_words, rebased.handed_words) == (2, 4)
+    a = _gpu_backend._Grid.of(plain, 10, 30_000, 40_000, 5)
+    b = _gpu_backend._Grid.of(rebased, 10, 30_000, 40_000, 5)
+    assert (a.stride, b.stride) == (2 * 2 * 30_001, 2 * 4 * 30_001)
+    assert b.scratch == 2 * a.scratch and b.shared == a.shared
+
+
 def test_split_grid_takes_a_block_of_warps_per_pair_set() -> None:
     """A split launch: one block of ``split`` warps per pair set, a profile per warp, and two
     handed-on columns per warp."""
@@ -490,7 +605,7 @@ def test_few_long_targets_move_to_split_launches(monkeypatch: pytest.MonkeyPatch
 
 def test_longest_split_targets_first_and_on_clusters(monkeypatch: pytest.MonkeyPatch) -> None:
     """Split pairs run longest target first; with clusters, those that give each warp of a
-    cluster of 4 (or 2) blocks at least _CLUSTER_ROUNDS stripes span such a cluster."""
+    cluster of 8 (or 4, or 2) blocks at least _CLUSTER_ROUNDS stripes span such a cluster."""
     monkeypatch.setattr(_gpu_backend, "_SPLIT", 2)
     monkeypatch.setattr(_gpu_backend, "_CLUSTER_ROUNDS", 2)
     matrix = Scoring.dna(2, -1, 2, 1).matrix
@@ -503,10 +618,11 @@ def test_longest_split_targets_first_and_on_clusters(monkeypatch: pytest.MonkeyP
         (2, 1, [20000, 9000, 8193, 8000, 4097, 3000]),
     ]
     clustered = _gpu_backend._split_long(plan, n, clusters=True)
-    # 4 blocks from 2 x 2 x 4 = 16 stripes on, 2 blocks from 8
+    # 8 blocks from 2 x 2 x 8 = 32 stripes on, 4 blocks from 16, 2 blocks from 8
     assert [(x.split, x.cluster, n[x.pairs].tolist()) for x in clustered] == [
         (1, 1, [500]),
-        (2, 4, [20000, 9000, 8193, 8000]),
+        (2, 8, [20000]),
+        (2, 4, [9000, 8193, 8000]),
         (2, 2, [4097]),
         (2, 1, [3000]),
     ]

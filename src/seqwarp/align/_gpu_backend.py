@@ -5,8 +5,11 @@ answers, byte for byte. How a batch of pairs runs:
 
 1. pairs with an empty query or target are answered on the host (closed formulas);
 2. each remaining pair gets a lane type: two pairs per register in 16-bit lanes (DPX s16x2 by
-   default, half2 on request) when :func:`plan.score_bound` proves every value fits, else
-   exact int32 (the overflow guard: a 16-bit result is never an approximation); the s16x2
+   default, half2 on request) when :func:`plan.score_bound` proves every value fits; else,
+   for global and semi-global scores, the s16x2 lane rebased (values kept relative to a base
+   that moves with them, so that a pair's length no longer matters) when
+   :func:`plan.rebased_reach` proves its values fit; else exact int32 (the overflow guard: a
+   16-bit result is never an approximation); the s16x2
    lane of a large alphabet (protein) reads its scores from a block's table of letter
    classes (:func:`letter_classes`) rather than a profile built per pair set;
 3. pairs are sorted once by shape (a counting sort on a 16-bit key, skipped when all pairs
@@ -72,7 +75,15 @@ from ..sequences import SequenceBatch
 from . import _cpu_backend
 from ._host_scan import extent, gather_pairs, is_consecutive, running_cells, shape_sort, take
 from ._pools import pool, thread_streams
-from .plan import CallBudget, PairShapes, identity_index, score_bound, shape_key, tile_runs
+from .plan import (
+    CallBudget,
+    PairShapes,
+    identity_index,
+    rebased_reach,
+    score_bound,
+    shape_key,
+    tile_runs,
+)
 from .results import Cigars
 
 __all__ = ["LANES", "Staged", "align", "kernel_name", "prepare", "score", "stage", "use"]
@@ -82,8 +93,9 @@ _MODES = {"global": 0, "semi-global": 1, "local": 2}
 # kernel lane -> (traits struct in lanes.cuh, bytes per profile score); "s16x2-bytes" is the
 # s16x2 lane with an 8-bit profile, used when every substitution score fits a signed byte;
 # "-offset": the same lane in align_dp.cuh's anti-diagonal offset form (global and
-# semi-global scores); "s16x2-table" reads its scores from a block's table of letter classes
-# (large alphabets: no profile per pair set)
+# semi-global scores); "-rebased": the offset form relative to a moving base (pairs too long
+# for the whole 16-bit range); "s16x2-table" reads its scores from a block's table of letter
+# classes (large alphabets: no profile per pair set)
 _LANE_STRUCT = {
     "s32": ("LaneS32", 4),
     "s16x2": ("LaneS16x2", 2),
@@ -94,7 +106,12 @@ _LANE_STRUCT = {
     "s16x2-offset": ("Offset<seqwarp::LaneS16x2>", 2),
     "s16x2-bytes-offset": ("Offset<seqwarp::LaneS16x2Bytes>", 1),
     "s16x2-table-offset": ("Offset<seqwarp::LaneS16x2Table>", 4),
+    "s16x2-rebased": ("Rebased<seqwarp::LaneS16x2>", 2),
+    "s16x2-bytes-rebased": ("Rebased<seqwarp::LaneS16x2Bytes>", 1),
+    "s16x2-table-rebased": ("Rebased<seqwarp::LaneS16x2Table>", 4),
 }
+# rows between two moves of a rebased lane's base (align_dp.cuh's REBASE_EVERY)
+_REBASE_EVERY = 64
 # alphabets of more letters than this take the s16x2 lane's class table, when its C^3 words
 # (C letter classes, the padding letter one of them) let 3 blocks of _TABLE_BLOCK threads
 # share a multiprocessor (the kernel's launch bounds ask for 3; up to 26 classes). Measured on one H200 (one real query against 1 M
@@ -106,7 +123,7 @@ _TABLE_BLOCK = 256
 # the largest |value| each lane type holds exactly (lanes.cuh: s16x2 keeps -16384 as minus
 # infinity; half represents every integer up to 2048)
 _LANE_LIMIT = {"s16x2": 12000, "half2": 2048}
-# packed lanes keep local alignments' end rows in 16 bits
+# packed lanes keep local alignments' end rows in 16 bits (rebased lanes: in int32)
 _PACKED_MAX_LENGTH = 32767
 _BLOCK = 128
 # few long pairs cannot fill a device one group each: the pairs of a launch of fewer than
@@ -116,13 +133,15 @@ _BLOCK = 128
 # TCUPS as one group each and 2.8 split (global affine)
 _SPLIT = 8
 _SPLIT_BELOW_GROUPS = 1 << 13
-# on Hopper a split pair set spans a cluster of 4 or 2 such blocks (on as many SMs) when its
-# target gives each of the cluster's warps at least _CLUSTER_ROUNDS stripes: one block's SM
-# bounded the longest pairs (2,500 PBSIM reads: the longest pair set, 2 x 3 x 10^9 cells,
-# took about as long as the whole call). Measured on one H200, whole calls, global affine:
-# one block 304 ms; clusters of 4 and 2 from 1 round 195 ms, from 2 rounds 209 ms; of 2 only
-# 205 ms; of 8, 4 and 2 from 1 round 202 ms
-_CLUSTERS = (4, 2)
+# on Hopper a split pair set spans a cluster of 8, 4 or 2 such blocks (on as many SMs) when
+# its target gives each of the cluster's warps at least _CLUSTER_ROUNDS stripes: one block's
+# SM bounded the longest pairs (2,500 PBSIM reads: the longest pair set, 2 x 3 x 10^9 cells,
+# took about as long as the whole call). Measured on one H200, global affine, int32 lanes,
+# whole calls: one block 304 ms; clusters of 4 and 2 from 1 round 195 ms, from 2 rounds
+# 209 ms; of 2 only 205 ms; of 8, 4 and 2 from 1 round 202 ms. With the long pairs two a
+# register (rebased s16x2) the longest sets bound the call more: kernels of the benchmark's
+# long reads 1.44 TCUPS with clusters of 4 and 2, 1.95 with 8, 4 and 2 (int32: 1.61, 1.56)
+_CLUSTERS = (8, 4, 2)
 _CLUSTER_ROUNDS = 1
 # (threads per group, columns per thread) by the widest target each holds in one stripe
 # (measured on the H200: 16 x 32 beats 32 x 16 by 8-16 % at 512 bp, more columns per thread
@@ -221,6 +240,12 @@ class _Launch:
         return "table" in self.kernel_lane
 
     @property
+    def handed_words(self) -> int:
+        """32-bit words a row of the column handed between stripes takes: (hg, F) bit
+        patterns, or a rebased lane's two pairs' hg and F as int32 values."""
+        return 4 if "rebased" in self.kernel_lane else 2
+
+    @property
     def name_args(self) -> tuple[str, int, int, int, int]:
         """The lane, columns, group, split and cluster of :func:`kernel_name`."""
         return self.kernel_lane, self.columns, self.group, self.split, self.cluster
@@ -250,7 +275,8 @@ def _plan(
 ) -> list[_Launch]:
     """Lane type and tile of every pair with both sides non-empty; ``tiles`` overrides the
     (threads per group, columns per thread) choices, narrowest first; ``offset`` (global and
-    semi-global scores) runs the fused lanes in the anti-diagonal offset form; ``table``
+    semi-global scores) runs the fused lanes in the anti-diagonal offset form, and the pairs
+    too long for the s16x2 lane its rebased form where that holds them; ``table``
     lets a large alphabet's s16x2 lane read the class table (score kernels). The launches'
     pairs are consecutive slices of one array (``_Launch.start`` says where each begins)."""
     shortest_m, longest_m = int(m.min()), int(m.max())
@@ -275,8 +301,9 @@ def _plan(
             narrow = _narrow(m[work], n[work], matrix, gap_open, gap_extend, packed)
     if tiles is None:
         tiles = _TILES_DNA if matrix.shape[0] <= 8 else _TILES_PROTEIN
-    # one array for every launch: the narrow lane's pairs, then the int32 lane's; the fused
-    # lanes in the offset form when asked (plan.offset_bound: it holds whatever they hold)
+    # one array for every launch: the narrow lane's pairs, then the others' (rebased s16x2 or
+    # int32); the fused lanes in the offset form when asked (plan.offset_bound: it holds
+    # whatever they hold)
     table = table and _takes_table(matrix)
     packed_lane = _kernel_lane(packed, offset, matrix, gap_extend, table)
     if narrow.all():
@@ -284,10 +311,16 @@ def _plan(
     else:
         chosen = (work[narrow], keys[narrow])
         rest = (work[~narrow], keys[~narrow])
-        parts = [
-            (packed_lane, packed, 0, *chosen),
-            (_kernel_lane("s32", offset, matrix, gap_extend), "s32", len(chosen[0]), *rest),
-        ]
+        if (
+            offset
+            and packed == "s16x2"
+            and lanes != "s32"
+            and _rebased_holds(matrix, gap_open, gap_extend, tiles)
+        ):
+            wide = (packed_lane.replace("-offset", "-rebased"), packed)
+        else:
+            wide = (_kernel_lane("s32", offset, matrix, gap_extend), "s32")
+        parts = [(packed_lane, packed, 0, *chosen), (*wide, len(chosen[0]), *rest)]
     order = np.concatenate([part[3] for part in parts]) if len(parts) > 1 else parts[0][3]
     launches = []
     for kernel_lane, lane, base, _, lane_keys in parts:
@@ -300,6 +333,19 @@ def _plan(
             pairs = order[start : base + int(b)]
             launches.append(_Launch(lane, kernel_lane, group, columns, pairs, start))
     return launches
+
+
+def _rebased_holds(
+    matrix: np.ndarray, gap_open: int, gap_extend: int, tiles: tuple[tuple[int, int], ...]
+) -> bool:
+    """Whether the rebased s16x2 lane holds every value of any pair under this scoring: its
+    reach over the widest stripe of ``tiles``, run by groups of up to 32 threads (a split
+    launch's warps keep the stripe width), within the lane's limit."""
+    columns = max(group * width for group, width in tiles)
+    reach = rebased_reach(
+        int(matrix.max()), int(matrix.min()), gap_open, gap_extend, columns, 32, _REBASE_EVERY
+    )
+    return reach <= _LANE_LIMIT["s16x2"]
 
 
 def _kernel_lane(lane: str, offset: bool, matrix: np.ndarray, ge: int, table: bool = False) -> str:
@@ -743,7 +789,8 @@ class _Grid:
         else:  # a profile a group
             element = _LANE_STRUCT[launch.kernel_lane][1]
             shared = sets_per_block * split * lane_pairs * (alpha + 1) * cols * element
-        stride = cluster * split * 2 * 2 * (longest_query + 1) if longest_target > cols else 0
+        words = launch.handed_words
+        stride = cluster * split * 2 * words * (longest_query + 1) if longest_target > cols else 0
         # every group of the grid gets scratch: a group past the last pair still runs (idle)
         # beside the real groups of its warp
         scratch = max(1, set_blocks * sets_per_block * stride)
@@ -813,7 +860,7 @@ def _ranges(launch: _Launch, longest_query: int, lead: int = 0) -> list[tuple[in
     twice as many, up to the normal size: a device's first kernel then waits for a few MiB
     of residues rather than a whole chunk's."""
     count = len(launch.pairs)
-    per_pair = (8 * (longest_query + 1) + 64) * launch.split * launch.cluster
+    per_pair = (4 * launch.handed_words * (longest_query + 1) + 64) * launch.split * launch.cluster
     budget = _SCRATCH_BYTES if launch.split == 1 else _SPLIT_SCRATCH_BYTES
     wanted = _MIN_CHUNKS if count >= _MIN_CHUNKS * _MIN_CHUNK_PAIRS else 1
     size = max(2, min(_MAX_CHUNK_PAIRS, budget // per_pair, -(-count // wanted)))

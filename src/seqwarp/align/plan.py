@@ -15,6 +15,8 @@ __all__ = [
     "identity_index",
     "lane_groups",
     "largest_first",
+    "rebased_reach",
+    "rebased_step",
     "score_bound",
     "shape_key",
     "slices_by_total",
@@ -172,6 +174,37 @@ def offset_bound(
     n = np.asarray(target_lengths, dtype=np.int64)
     slack = abs(max_score) + 2 * gap_extend
     return np.minimum(m, n) * max(max_score, 0) + (m + n) * gap_extend + slack
+
+
+def rebased_step(max_score: int, gap_open: int, gap_extend: int) -> int:
+    """A bound on how much two adjacent cells (a row or a column apart) differ in the offset
+    form, ``G = H + (i + j) * gap_extend``, for global and semi-global alignments.
+
+    In ``H`` a cell is at least its left (upper) neighbour less ``gap_open`` (a gap opened
+    there) and at most that neighbour plus ``gap_open + max(max_score, 0)``: its diagonal
+    neighbour is at most the left one plus ``gap_open``, and a gap into the cell costs at
+    least what the same gap into its neighbour does. The offset form adds ``gap_extend``.
+    """
+    return gap_open + max(max_score, 0) + gap_extend
+
+
+def rebased_reach(
+    max_score: int,
+    min_score: int,
+    gap_open: int,
+    gap_extend: int,
+    columns: int,
+    group: int,
+    rebase_every: int,
+) -> int:
+    """A bound on ``|x|`` for every value a rebased GPU lane holds (``align_dp.cuh``): every
+    value is a cell or gap state within ``columns + group + rebase_every + 1`` steps of the
+    cell its base was taken from (a stripe of ``columns``, rows up to ``group`` behind and
+    ``rebase_every`` ahead of it, the column handed in), plus one substitution or gap cost.
+    Unlike :func:`score_bound` it does not grow with the pair's lengths."""
+    steps = columns + group + rebase_every + 1
+    slack = 2 * (gap_open + 2 * gap_extend + max(abs(max_score), abs(min_score)))
+    return steps * rebased_step(max_score, gap_open, gap_extend) + slack
 
 
 def shape_key(query_lengths: np.ndarray, target_lengths: np.ndarray) -> np.ndarray:

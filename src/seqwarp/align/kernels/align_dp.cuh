@@ -28,7 +28,7 @@
 //   Lane    LaneS32, LaneS16x2, LaneS16x2Bytes, LaneS16x2Table or LaneHalf2 (lanes.cuh):
 //           what one register holds, and the width of the profile's scores (the table lane:
 //           no profile, see below); Offset<a fused lane>: the same in the anti-diagonal offset
-//           form
+//           form; Rebased<a 16-bit lane>: the offset form relative to a moving base (below)
 //   K       target columns per thread (register tile), a multiple of 8
 //   G       threads per alignment group: 8, 16 or 32
 //   FLAGS   also write each cell's 4 direction flags (fused lanes only: s32, s16x2)
@@ -63,6 +63,17 @@
 // spans up to min(m, n) * max s + (m + n) * ge (plan.offset_bound), at most twice the range
 // of the form above, which the 16-bit lanes hold for every pair they take.
 //
+// Rebased lanes (Lane = Rebased<...>: global and semi-global scores of pairs too long for a
+// 16-bit lane's whole range). Adjacent cells differ by at most go + max(s, 0) in H, so by
+// one ge more in the offset form (plan.rebased_step), and every value a thread holds lies
+// within a few hundred such steps of one cell of its stripe: the registers keep each value
+// less a base (per pair, the same in all threads of the group), and every REBASE_EVERY
+// rows the group moves the base to thread 0's first cell, subtracting that from what it
+// holds (a shift changes no max). Values enter with the base subtracted (rows and columns
+// 0) and leave with it added (end cells, in int32); the column handed to the next stripe
+// goes as int32 values. The host takes such a lane only where the reach of a stripe,
+// (G * K + G + REBASE_EVERY + 1) steps, fits the 16-bit range (plan.rebased_reach).
+//
 // The class-table lane (LaneS16x2Table, for large alphabets) takes CUDASW++4.0's
 // pair-indexed substitution table instead of a profile: letters that score alike are merged
 // into C classes (the padding letter one of them), and the block builds, once, C^3 words,
@@ -78,6 +89,7 @@
 // place. Registers per thread: hg[K] (the thread's columns), e[K] (affine only), sub[K]
 // (the row's profile scores, then u), snap[K] (local only: the row where the thread's best
 // score first appeared), and the left neighbour's hg/F for the current row.
+// Rebased lanes: base[PAIRS] (int32) and the semi-global last column's best in int32.
 // Shared memory per group: the profile, (alphabet + 1) letters x G*K columns x PAIRS scores
 // of 1, 2 or 4 bytes, laid out so that the G threads' loads fall on distinct banks (the
 // class-table lane instead: one table a block, C^3 words for C letter classes).
@@ -371,6 +383,11 @@ __device__ __forceinline__ void align_dp(
     constexpr bool OFFSET = L::OFFSET;
     static_assert(!OFFSET || (L::FUSED && !FLAGS && MODE != LOCAL),
                   "the offset form is for global and semi-global scores on fused lanes");
+    // REBASED: the registers hold values less base[k] (pair k's lane), moved every
+    // REBASE_EVERY rows; the handed-on column goes as int32 values (4 words a row)
+    constexpr bool REBASED = L::REBASED;
+    constexpr int REBASE_EVERY = 64;
+    constexpr int HANDED_WORDS = REBASED ? 4 : 2;
     const V v_go = L::splat(-go);                          // - gap open
     const V v_reopen = L::splat(ge - go);                  // offset form: opening less extending
     const V v_ge = L::splat(-ge);                          // - gap extend
@@ -432,15 +449,19 @@ __device__ __forceinline__ void align_dp(
         __syncwarp();
 
         // --- row 0 of this stripe's columns ---------------------------------------------------
+        // REBASED: the stripe starts with both pairs' base at G[0][s0 + 1]
+        int base[PAIRS];
+#pragma unroll
+        for (int k = 0; k < PAIRS; ++k) base[k] = REBASED ? offset_boundary<MODE>(s0 + 1, go, ge) : 0;
         V hg[K], e[K], snap[K];
 #pragma unroll
         for (int c = 0; c < K; ++c) {
-            hg[c] = L::splat(OFFSET ? offset_boundary<MODE>(c0 + c + 1, go, ge)
+            hg[c] = L::splat(OFFSET ? offset_boundary<MODE>(c0 + c + 1, go, ge) - base[0]
                                     : boundary<MODE>(c0 + c + 1, go, ge) - go);
             e[c] = v_neg;
             snap[c] = v_neg;
         }
-        V diag_left = L::splat(OFFSET ? offset_boundary<MODE>(c0, go, ge)
+        V diag_left = L::splat(OFFSET ? offset_boundary<MODE>(c0, go, ge) - base[0]
                                       : boundary<MODE>(c0, go, ge) - go);  // hg[i-1][c0]
         V left = v_neg, f_left = v_neg;                   // hg[i][c0], F[i][c0] from the left
         V local_best = L::splat(-go);                     // local: hg of H = 0
@@ -454,6 +475,10 @@ __device__ __forceinline__ void align_dp(
         // are compared with the pair's best once, after the rows
         unsigned last_lanes = 0, last_row = 0;
         V last_best = v_neg;
+        // REBASED: the same in int32 (H - go of the best cell and its row, per pair)
+        int last_int[PAIRS], last_int_row[PAIRS];
+#pragma unroll
+        for (int k = 0; k < PAIRS; ++k) last_int[k] = WORST, last_int_row[k] = 0;
         // offset form: -(n + i) * ge - go per lane at row i (here row 0), to take G back to hg
         V last_shift = L::splat(-(n[0] * ge + go));
         if constexpr (PAIRS == 2)
@@ -485,29 +510,37 @@ __device__ __forceinline__ void align_dp(
             return packed;
         };
         const bool handed = stripe > 0;
-        auto column_of = [&](int row, unsigned& h, unsigned& f) {
+        // the handed-on column's row: (hg, F) bit patterns, or REBASED (hg A, hg B, F A, F B)
+        // as int32 values
+        auto column_of = [&](int row, unsigned (&x)[HANDED_WORDS]) {
             if (handed && row <= Mw) {
                 if constexpr (SPLIT > 1) wait_for<CLUSTER>(&handed_rows[group_in_block], read_base + row);
-                if constexpr (CLUSTER > 1) {               // written on another SM: from L2
-                    h = __ldcg(sc_read + 2 * row);
-                    f = __ldcg(sc_read + 2 * row + 1);
+                const unsigned* at = sc_read + HANDED_WORDS * row;
+                if constexpr (REBASED && CLUSTER > 1) {  // written on another SM: from L2
+                    const uint4 w = __ldcg(reinterpret_cast<const uint4*>(at));
+                    x[0] = w.x, x[1] = w.y, x[2] = w.z, x[3] = w.w;
+                } else if constexpr (REBASED) {
+                    load_words<4>(at, x);
+                } else if constexpr (CLUSTER > 1) {
+                    x[0] = __ldcg(at);
+                    x[1] = __ldcg(at + 1);
                 } else {
-                    h = sc_read[2 * row];
-                    f = sc_read[2 * row + 1];
+                    x[0] = at[0];
+                    x[1] = at[1];
                 }
             } else {
-                h = 0;
-                f = 0;
+#pragma unroll
+                for (int w = 0; w < HANDED_WORDS; ++w) x[w] = 0;
             }
         };
         unsigned q_prev = 0, q_cur = letter_of(1 + t), q_next = letter_of(G + 1 + t);
-        unsigned h_cur, f_cur, h_next, f_next;
-        column_of(1 + t, h_cur, f_cur);
-        column_of(G + 1 + t, h_next, f_next);
+        unsigned col_cur[HANDED_WORDS], col_next[HANDED_WORDS];
+        column_of(1 + t, col_cur);
+        column_of(G + 1 + t, col_next);
 
         // hg of column 0 at thread 0's row (s + 1): -(go + s * ge) - go in global mode, else -go
         // (offset form: G of column 0, ge - go in global mode, (s + 1) * ge else)
-        unsigned edge_bits = L::bits(L::splat(OFFSET ? offset_boundary<MODE>(1, go, ge)
+        unsigned edge_bits = L::bits(L::splat(OFFSET ? offset_boundary<MODE>(1, go, ge) - base[0]
                                                      : boundary<MODE>(1, go, ge) - go));
         const int iterations = Mw + G - 1;
         for (int s = 0; s < iterations; ++s) {
@@ -516,9 +549,29 @@ __device__ __forceinline__ void align_dp(
                 q_prev = q_cur;
                 q_cur = q_next;
                 q_next = letter_of(s + G + 1 + t);
-                h_cur = h_next;
-                f_cur = f_next;
-                column_of(s + G + 1 + t, h_next, f_next);
+#pragma unroll
+                for (int w = 0; w < HANDED_WORDS; ++w) col_cur[w] = col_next[w];
+                column_of(s + G + 1 + t, col_next);
+            }
+            if constexpr (REBASED) {
+                // every REBASE_EVERY rows of thread 0 (uniform over the group): the base moves
+                // to its first cell, hg[s][c0 + 1], and every value held moves by as much
+                if (s > 0 && s % REBASE_EVERY == 0 && s <= Mw) {
+                    const unsigned moved = __shfl_sync(FULL, L::bits(hg[0]), 0, G);
+                    const int a = L::lane(L::from_bits(moved), 0), b = L::lane(L::from_bits(moved), 1);
+                    base[0] += a;
+                    base[1] += b;
+                    const V back = L::from_bits(((unsigned)(-a) & 0xffffu) | (unsigned)(-b) << 16);
+#pragma unroll
+                    for (int c = 0; c < K; ++c) {
+                        hg[c] = L::add(hg[c], back);
+                        if constexpr (AFFINE) e[c] = L::add(e[c], back);
+                    }
+                    diag_left = L::add(diag_left, back);
+                    left = L::add(left, back);
+                    f_left = L::add(f_left, back);
+                    edge_bits = L::bits(L::add(L::from_bits(edge_bits), back));
+                }
             }
             const int i = s - t + 1;                       // this thread's row
             const int back = (s_in - t) & (G - 1);
@@ -529,8 +582,21 @@ __device__ __forceinline__ void align_dp(
             // not branches, so the warp never splits here
             unsigned col_h = edge_bits, col_f = L::bits(v_neg);
             if (handed) {                                  // uniform over the warp
-                col_h = __shfl_sync(FULL, h_cur, s_in, G);
-                col_f = AFFINE ? __shfl_sync(FULL, f_cur, s_in, G) : 0u;
+                if constexpr (REBASED) {
+                    // int32 values, less this group's bases
+                    auto relative = [&](unsigned a, unsigned b) {
+                        return ((unsigned)((int)a - base[0]) & 0xffffu) |
+                               (unsigned)((int)b - base[1]) << 16;
+                    };
+                    col_h = relative(__shfl_sync(FULL, col_cur[0], s_in, G),
+                                     __shfl_sync(FULL, col_cur[1], s_in, G));
+                    if constexpr (AFFINE)
+                        col_f = relative(__shfl_sync(FULL, col_cur[2], s_in, G),
+                                         __shfl_sync(FULL, col_cur[3], s_in, G));
+                } else {
+                    col_h = __shfl_sync(FULL, col_cur[0], s_in, G);
+                    col_f = AFFINE ? __shfl_sync(FULL, col_cur[1], s_in, G) : 0u;
+                }
             }
             left = t == 0 ? L::from_bits(col_h) : left;
             f_left = t == 0 ? L::from_bits(col_f) : f_left;
@@ -683,7 +749,19 @@ __device__ __forceinline__ void align_dp(
                     // semi-global: column n above row m, in every row: a select tree picks
                     // each pair's column, and a strictly higher hg replaces the best (the
                     // first row stays), as local mode's row maximum does
-                    if (MODE == SEMI_GLOBAL && any_last) {
+                    if (REBASED && MODE == SEMI_GLOBAL && any_last) {
+                        // in int32: H - go = G + base - (i + n) * ge - go, the first row on ties
+#pragma unroll
+                        for (int k = 0; k < PAIRS; ++k) {
+                            const bool here = n[k] > c0 && n[k] <= c0 + K && i < m[k];
+                            const int x = L::lane(pick<L, K>(hg, n[k] - c0 - 1), k) + base[k] -
+                                          (i + n[k]) * ge - go;
+                            if (here && x > last_int[k]) {
+                                last_int[k] = x;
+                                last_int_row[k] = i;
+                            }
+                        }
+                    } else if (MODE == SEMI_GLOBAL && any_last) {
                         V x = pick<L, K>(hg, n[0] - c0 - 1);
                         unsigned open = i < m[0] ? FULL : 0u;
                         if constexpr (PAIRS == 2) {
@@ -709,7 +787,8 @@ __device__ __forceinline__ void align_dp(
                         for (int k = 0; k < PAIRS; ++k) {
                             if (MODE == GLOBAL && i == end_row[k]) {
                                 const int x = L::lane(pick<L, K>(hg, n[k] - c0 - 1), k);
-                                best[k] = End{OFFSET ? x - (m[k] + n[k]) * ge : x + go, m[k], n[k]};
+                                best[k] = End{OFFSET ? x + base[k] - (m[k] + n[k]) * ge : x + go,
+                                              m[k], n[k]};
                             }
                             if (MODE == SEMI_GLOBAL && i == end_row[k]) {
                                 // the row's best column of the thread (the first on ties), then
@@ -717,7 +796,7 @@ __device__ __forceinline__ void align_dp(
                                 int x_best = WORST, j_best = 0;
 #pragma unroll
                                 for (int c = 0; c < K; ++c) {
-                                    const int x = L::lane(hg[c], k) -
+                                    const int x = L::lane(hg[c], k) + base[k] -
                                                   (OFFSET ? (i + c0 + c + 1) * ge + go : 0);
                                     if (c0 + c + 1 <= n[k] && x > x_best) {
                                         x_best = x;
@@ -732,8 +811,16 @@ __device__ __forceinline__ void align_dp(
                 }
                 // the last thread hands its last column on to the next stripe
                 if (t == G - 1 && stripe + 1 < stripes) {
-                    sc_write[2 * i] = L::bits(hg[K - 1]);
-                    sc_write[2 * i + 1] = L::bits(f);
+                    if constexpr (REBASED) {
+                        const unsigned w[4] = {(unsigned)(L::lane(hg[K - 1], 0) + base[0]),
+                                               (unsigned)(L::lane(hg[K - 1], 1) + base[1]),
+                                               (unsigned)(L::lane(f, 0) + base[0]),
+                                               (unsigned)(L::lane(f, 1) + base[1])};
+                        store_words<4>(sc_write + 4 * i, w);
+                    } else {
+                        sc_write[2 * i] = L::bits(hg[K - 1]);
+                        sc_write[2 * i + 1] = L::bits(f);
+                    }
                     if constexpr (SPLIT > 1) {
                         if (PUBLISH_EVERY == 1 || i % PUBLISH_EVERY == 0 || i == Mw)
                             publish<CLUSTER>(&handed_rows[downstream % SPLIT], downstream / SPLIT,
@@ -753,9 +840,10 @@ __device__ __forceinline__ void align_dp(
         if constexpr (MODE == SEMI_GLOBAL) {
 #pragma unroll
             for (int k = 0; k < PAIRS; ++k) {
-                const int row = PAIRS == 1 ? (int)last_row
-                                           : (int)((last_row >> (16 * k)) & 0xffff);
-                const End cand{L::lane(last_best, k) + go, row, n[k]};
+                const int row = REBASED     ? last_int_row[k]
+                                : PAIRS == 1 ? (int)last_row
+                                             : (int)((last_row >> (16 * k)) & 0xffff);
+                const End cand{(REBASED ? last_int[k] : L::lane(last_best, k)) + go, row, n[k]};
                 if (row > 0 && beats(cand, best[k])) best[k] = cand;
             }
         }

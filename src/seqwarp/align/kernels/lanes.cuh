@@ -14,9 +14,12 @@
 //   3. LaneHalf2  two pairs per group, half2 arithmetic (__hadd2 / __hmax2); integers are exact
 //                 up to ±2048 and -inf is a true minus infinity
 //   4. Offset<Lane>  a fused lane in align_dp.cuh's anti-diagonal offset form
+//      Rebased<Lane>  a 16-bit lane in the offset form, its values kept relative to a base
+//                     that moves with them (long pairs)
 //
 // Every struct has: V (the register type), P (the profile's score type), PAIRS, FUSED (add+max
-// is one instruction), OFFSET (the offset form), TABLE (scores from align_dp.cuh's class table
+// is one instruction), OFFSET (the offset form), REBASED (values relative to a moving base),
+// TABLE (scores from align_dp.cuh's class table
 // instead of a profile), neg() (below every reachable value), splat,
 // to_profile, from_bits / bits (V <-> its 32-bit pattern), add, add_max (max(a + b, c)),
 // add_max_relu (max(a + b, c, 0)), max2, gt_mask (all ones in each lane where a > b), blend
@@ -40,6 +43,7 @@ struct LaneS32 {
     static constexpr int PAIRS = 1;
     static constexpr bool FUSED = true;     // add+max is one instruction
     static constexpr bool OFFSET = false;   // align_dp.cuh's anti-diagonal offset form
+    static constexpr bool REBASED = false;  // values relative to a moving base (align_dp.cuh)
     static constexpr bool TABLE = false;    // align_dp.cuh's table of letter classes
     static constexpr int NEG = -(1 << 30);  // the CPU engine's minus infinity
 
@@ -67,6 +71,7 @@ struct LaneS16x2 {
     static constexpr int PAIRS = 2;
     static constexpr bool FUSED = true;
     static constexpr bool OFFSET = false;
+    static constexpr bool REBASED = false;
     static constexpr bool TABLE = false;
     static constexpr int NEG = -(1 << 14);  // NEG - gap_extend stays far from -32768
 
@@ -113,6 +118,7 @@ struct LaneHalf2 {
     static constexpr int PAIRS = 2;
     static constexpr bool FUSED = false;    // add then max: two instructions
     static constexpr bool OFFSET = false;
+    static constexpr bool REBASED = false;
     static constexpr bool TABLE = false;
 
     __device__ static V splat(int x) { return __float2half2_rn((float)x); }
@@ -145,6 +151,16 @@ struct LaneHalf2 {
 template <class Lane>
 struct Offset : Lane {
     static constexpr bool OFFSET = true;
+};
+
+// A 16-bit lane in the offset form whose registers hold each value less a base that moves
+// with the values (align_dp.cuh, "Rebased lanes"): adjacent cells differ by a bounded
+// amount, so a stripe's values near one cell fit 16 bits however long the pair, and long
+// pairs run two a register instead of one
+template <class Lane>
+struct Rebased : Offset<Lane> {
+    static_assert(Lane::PAIRS == 2, "rebasing serves the 16-bit lanes");
+    static constexpr bool REBASED = true;
 };
 
 }  // namespace seqwarp
