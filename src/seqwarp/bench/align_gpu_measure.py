@@ -45,7 +45,7 @@ _OPS_PER_CELL = {
     ("affine", "half2"): 8,
     ("linear", "s32"): 3,
     ("affine", "s32"): 5,
-    # the fused lanes in the anti-diagonal offset form (global and semi-global)
+    # the fused lanes in the anti-diagonal offset form (global and semi-global; rebased too)
     ("linear", "offset"): 2,
     ("affine", "offset"): 4,
 }
@@ -153,7 +153,8 @@ def measure_score(
                 )
                 equal = min(equal, _equal_rows(result.score, exact[:, 0]))
         ran = [x.kernel_lane for x in staged if x.lane == lane]
-        form = "offset" if ran and all(k.endswith("-offset") for k in ran) else lane
+        # the rebased lane is the offset form too
+        form = "offset" if ran and all(k.endswith(("-offset", "-rebased")) for k in ran) else lane
         ops = _OPS_PER_CELL[(s.gap_model, form)] + (work.mode == "local" and lane == "half2")
         tcups = work.cells / seconds / 1e12
         rows.append(
