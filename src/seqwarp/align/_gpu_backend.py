@@ -130,9 +130,10 @@ _BLOCK = 128
 # _SPLIT_BELOW_GROUPS groups whose targets span at least _SPLIT stripes run _SPLIT warps to a
 # pair set, one block each, as a pipeline along the target (align_dp.cuh's SPLIT). About
 # 6,000 16-thread groups fill an H200 once; 30 k pairs of 4 kbp (15 k groups) ran at 4.4
-# TCUPS as one group each and 2.8 split (global affine)
+# TCUPS as one group each and 2.8 split, and 15 k pairs of 8 kbp (7.6 k groups of the rebased
+# lane) at 3.6 as one group each and 2.1 split (global affine)
 _SPLIT = 8
-_SPLIT_BELOW_GROUPS = 1 << 13
+_SPLIT_BELOW_GROUPS = 1 << 12
 # on Hopper a split pair set spans a cluster of 8, 4 or 2 such blocks (on as many SMs) when
 # its target gives each of the cluster's warps at least _CLUSTER_ROUNDS stripes: one block's
 # SM bounded the longest pairs (2,500 PBSIM reads: the longest pair set, 2 x 3 x 10^9 cells,
