@@ -247,7 +247,7 @@ def test_acceptance_and_report(tmp_path) -> None:
     rows = [_row("short", 125, "global", 2.0), _row("short", 512, "global", 4.0)]
     rows += [_row("sweep", 4096, "global", 3.0), _row("short", 512, "local", 4.0)]
     rows += [_row("sweep", 4096, "local", 3.4), _row("long", 0, "global", 2.9)]
-    rows += [_row("protein", 0, "local", 6.5)]
+    rows += [_row("protein", 0, "local", 6.5), _row("sweep", 8192, "global", 1.0)]
     trace = {**_row("short", 512, "global", 0.0, "cigar"), "family": "traceback"}
     trace.update(workload="traceback-512-global-affine", tcups_end_to_end=0.4, lane="auto")
     peer = {**_row("short", 512, "global", 0.0), "family": "parasail", "lane": "nw_striped_16"}
@@ -256,6 +256,8 @@ def test_acceptance_and_report(tmp_path) -> None:
     add_traceback_ratios(rows)
     assert trace["traceback_of_score"] == pytest.approx(0.4 / (4.0 / 3))
     figures = acceptance(rows)
+    # 4096 bp is judged, not the longer reads that also ran
+    assert figures["sweep_global_affine"]["tcups_kernel"]["judged_length"] == 4096
     assert figures["sweep_global_affine"]["tcups_kernel"]["longest_of_best"] == 0.75
     assert figures["sweep_global_affine"]["tcups_kernel"]["passed"] is False
     assert figures["sweep_local_affine"]["tcups_kernel"]["passed"] is True
