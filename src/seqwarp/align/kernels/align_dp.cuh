@@ -555,22 +555,22 @@ __device__ __forceinline__ void align_dp(
             }
             if constexpr (REBASED) {
                 // every REBASE_EVERY rows of thread 0 (uniform over the group): the base moves
-                // to its first cell, hg[s][c0 + 1], and every value held moves by as much
+                // to its first cell, G[s][s0 + 1], and every value held moves by as much
                 if (s > 0 && s % REBASE_EVERY == 0 && s <= Mw) {
                     const unsigned moved = __shfl_sync(FULL, L::bits(hg[0]), 0, G);
                     const int a = L::lane(L::from_bits(moved), 0), b = L::lane(L::from_bits(moved), 1);
                     base[0] += a;
                     base[1] += b;
-                    const V back = L::from_bits(((unsigned)(-a) & 0xffffu) | (unsigned)(-b) << 16);
+                    const V down = L::from_bits(((unsigned)(-a) & 0xffffu) | (unsigned)(-b) << 16);
 #pragma unroll
                     for (int c = 0; c < K; ++c) {
-                        hg[c] = L::add(hg[c], back);
-                        if constexpr (AFFINE) e[c] = L::add(e[c], back);
+                        hg[c] = L::add(hg[c], down);
+                        if constexpr (AFFINE) e[c] = L::add(e[c], down);
                     }
-                    diag_left = L::add(diag_left, back);
-                    left = L::add(left, back);
-                    f_left = L::add(f_left, back);
-                    edge_bits = L::bits(L::add(L::from_bits(edge_bits), back));
+                    diag_left = L::add(diag_left, down);
+                    left = L::add(left, down);
+                    f_left = L::add(f_left, down);
+                    edge_bits = L::bits(L::add(L::from_bits(edge_bits), down));
                 }
             }
             const int i = s - t + 1;                       // this thread's row
