@@ -199,9 +199,9 @@ def test_long_targets_on_split_warps(
     longest = (5 if clusters else 3) * shortest
     # fewer pairs for the clusters' longer targets (the CPU backend runs them one by one)
     queries, targets = _long_pairs(seed, letters, 6 if clusters else 12, shortest, longest)
-    if clusters:  # and pairs of the longest target, for the 4-block clusters, and of 8
-        rng = np.random.default_rng(seed)  # stripes a warp, for the 8-block clusters
-        for length in (longest, 8 * shortest):
+    if clusters:  # and pairs of 2, 4 and 8 stripes a warp of a block: clusters of 2, 4, 8
+        rng = np.random.default_rng(seed)
+        for length in (2 * shortest, 4 * shortest, 8 * shortest):
             targets.append(rng.integers(letters, size=length, dtype=np.uint8))
             queries.append(_related(rng, targets[-1], letters, 0.1))
     n = np.array([len(t) for t in targets])
