@@ -13,6 +13,8 @@ row of cells issues.
 
     python tools/kernel_sass.py                                  # 512 bp DNA, protein search
     python tools/kernel_sass.py local:affine:s16x2:8:32          # mode:gap:lane:columns:group
+    python tools/kernel_sass.py global:affine:s16x2-bytes-rebased:16:32:8   # ...:split (warps a
+                                                                 # block sharing a pair set)
     python tools/kernel_sass.py --fill                           # their traceback fills
 """
 
@@ -49,11 +51,11 @@ _LINE = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z0-9_]+)(\.[A
 _TARGET = re.compile(r"0x([0-9a-f]+)")
 
 
-def _parse(spec: str) -> tuple[str, bool, str, int, int]:
-    mode, gap, lane, columns, group = spec.split(":")
-    if lane not in _LANE_STRUCT or gap not in ("linear", "affine"):
+def _parse(spec: str) -> tuple[str, bool, str, int, int, int]:
+    mode, gap, lane, columns, group, *split = spec.split(":")
+    if lane not in _LANE_STRUCT or gap not in ("linear", "affine") or len(split) > 1:
         raise SystemExit(f"bad kernel {spec!r}: lane one of {sorted(_LANE_STRUCT)}")
-    return mode, gap == "affine", lane, int(columns), int(group)
+    return mode, gap == "affine", lane, int(columns), int(group), int(split[0]) if split else 1
 
 
 def _compile(names: list[str], folder: Path, filename: str) -> tuple[str, str]:
@@ -129,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     """Print each kernel's registers, spills and row-loop instructions per cell."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "kernels", nargs="*", help="mode:gap:lane:columns:group (default: see DEFAULT)"
+        "kernels", nargs="*", help="mode:gap:lane:columns:group[:split] (default: see DEFAULT)"
     )
     parser.add_argument(
         "--fill", action="store_true", help="the traceback's forward kernels (direction flags)"
@@ -139,9 +141,12 @@ def main(argv: list[str] | None = None) -> int:
         (fill_name, "align_trace.cu") if args.fill else (kernel_name, "align_score.cu")
     )
     for spec in args.kernels or (DEFAULT_FILL if args.fill else DEFAULT):
-        mode, affine, lane, columns, group = _parse(spec)
+        mode, affine, lane, columns, group, split = _parse(spec)
+        if split > 1 and args.fill:
+            raise SystemExit(f"bad kernel {spec!r}: the fills take no split")
         with tempfile.TemporaryDirectory() as folder:  # one kernel per build: no name matching
-            name = name_of(mode, affine, lane, columns, group)
+            extra = {"split": split} if split > 1 else {}
+            name = name_of(mode, affine, lane, columns, group, **extra)
             report, sass = _compile([name], Path(folder), filename)
         resources = _resources(report)
         body = []
@@ -159,7 +164,10 @@ def main(argv: list[str] | None = None) -> int:
             f"  row loop: {total} instructions for {cells} cells = {total / cells:.1f} per cell, "
             f"{dp} DPX, min/max or half2 add ({dp / cells:.1f} per cell); whole kernel {len(body)}"
         )
-        print(f"  common path: {common} instructions ({common / cells:.1f} per cell)")
+        if common:
+            print(f"  common path: {common} instructions ({common / cells:.1f} per cell)")
+        else:  # e.g. a split kernel's waits for the rows handed on: no path found
+            print("  common path: not found (static counts only)")
         print("  " + ", ".join(f"{op} {count}" for op, count in loop.most_common(12)))
     return 0
 
