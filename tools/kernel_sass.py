@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
                 at, predicate, op, rest = (match.group(k) for k in (1, 2, 3, 5))
                 body.append((int(at, 16), op, rest, predicate is not None))
         loop, common = _row_loop(body)
-        cells = columns * (1 if lane == "s32" else 2)
+        cells = columns * (1 if lane.startswith("s32") else 2)  # int32: one pair a register
         total = sum(loop.values())
         dp = sum(loop[o] for o in _DP_OPS)
         print(f"{spec}: {'; '.join(resources.values()) or 'resources not reported'}")
