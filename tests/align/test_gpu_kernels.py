@@ -197,6 +197,21 @@ def test_score_bound_covers_cells_and_gaps() -> None:
     assert bound[0] <= 2048  # 512 bp DNA stays in the half2 lane
 
 
+def _offset_form(query: str, target: str, match: int, mismatch: int, go: int, ge: int, semi: bool):
+    """The offset form ``G = H + (i + j) * ge`` of parasail's global (or semi-global) score
+    table, rows and columns 0 included (global: a gap of k residues costs go + (k - 1) ge)."""
+    m, n = len(query), len(target)
+    matrix = parasail.matrix_create("ACGT", match, mismatch)
+    table = parasail.sg_table if semi else parasail.nw_table
+    result = table(query, target, go, ge, matrix)  # the table lives as long as the result
+    h = np.zeros((m + 1, n + 1), dtype=np.int64)
+    h[1:, 1:] = np.array(result.score_table, dtype=np.int64)
+    if not semi:
+        h[1:, 0] = -(go + np.arange(m) * ge)
+        h[0, 1:] = -(go + np.arange(n) * ge)
+    return h + (np.arange(m + 1)[:, None] + np.arange(n + 1)[None, :]) * ge
+
+
 @settings(max_examples=80, deadline=None)
 @given(
     m=st.integers(1, 70),
@@ -215,11 +230,7 @@ def test_offset_bound_covers_every_cell(m, n, match, mismatch, gaps, identical, 
     rng = np.random.default_rng(seed)
     query = "".join(rng.choice(list("ACGT"), m))
     target = query[:n] + "A" * (n - m) if identical else "".join(rng.choice(list("ACGT"), n))
-    matrix = parasail.matrix_create("ACGT", match, mismatch)
-    table = parasail.sg_table if semi else parasail.nw_table
-    result = table(query, target, go, ge, matrix)  # the table lives as long as the result
-    h = np.array(result.score_table, dtype=np.int64)
-    g = h + (np.arange(1, m + 1)[:, None] + np.arange(1, n + 1)[None, :]) * ge
+    g = _offset_form(query, target, match, mismatch, go, ge, semi)[1:, 1:]
     assert g.max() <= offset_bound(m, n, match, ge)
     assert g.min() >= -2 * go + 2 * ge
 
@@ -246,15 +257,7 @@ def test_adjacent_cells_of_the_offset_form_differ_by_at_most_the_rebased_step(
     target = "".join(rng.choice(list("ACGT"), n))
     if related:  # long diagonal runs of matches, then a gap
         target = (query[: n // 2] + target)[:n]
-    matrix = parasail.matrix_create("ACGT", match, mismatch)
-    table = parasail.sg_table if semi else parasail.nw_table
-    result = table(query, target, go, ge, matrix)
-    h = np.zeros((m + 1, n + 1), dtype=np.int64)
-    h[1:, 1:] = np.array(result.score_table, dtype=np.int64)
-    if not semi:  # global: a gap of k residues costs go + (k - 1) ge
-        h[1:, 0] = -(go + np.arange(m) * ge)
-        h[0, 1:] = -(go + np.arange(n) * ge)
-    g = h + (np.arange(m + 1)[:, None] + np.arange(n + 1)[None, :]) * ge
+    g = _offset_form(query, target, match, mismatch, go, ge, semi)
     step = rebased_step(match, go, ge)
     assert np.abs(np.diff(g, axis=0)).max() <= step
     assert np.abs(np.diff(g, axis=1)).max() <= step
