@@ -15,11 +15,15 @@ namespace seqwarp {
 // Blocks a multiprocessor must hold (ptxas then bounds the registers), as measured on the
 // H200: the class-table lane 3 (24 warps; unbounded it takes registers for 2 blocks and ran
 // about 6 % slower), global linear gaps 1 (ptxas then allocates 80 registers instead of 72
-// and the 512 bp kernel ran 13 % faster; the other kernels ran 1-6 % slower so), the rest none
+// and the 512 bp kernel ran 13 % faster; the other kernels ran 1-6 % slower so), the rebased
+// lane's global affine scores with a byte profile 4 (128 registers instead of 150, 16 warps
+// instead of 12: 40,000 pairs of 8 kbp ran 4.22 TCUPS against 4.12; semi-global scores and
+// 16-bit profiles then spill), the rest none
 template <int MODE, bool AFFINE, class L, int SPLIT>
 constexpr int min_blocks() {
     if constexpr (SPLIT > 1) return 0;
     if constexpr (L::TABLE) return 3;
+    if constexpr (L::REBASED && sizeof(typename L::P) == 1 && MODE == GLOBAL && AFFINE) return 4;
     return MODE == GLOBAL && !AFFINE ? 1 : 0;
 }
 
