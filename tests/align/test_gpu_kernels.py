@@ -86,10 +86,22 @@ INSTANCES = {
         )
     ]
     + [_gpu_backend.kernel_name("global", True, "s16x2-table-rebased", 8, 32)]
+    # the long reads' one-group tile, whose register bound (align_score.cu's min_blocks) differs
+    + [_gpu_backend.kernel_name("global", True, "s16x2-bytes-rebased", 32, 16)]
     + [
         _gpu_backend.kernel_name(mode, True, "s16x2-bytes-rebased", 16, 32, split=8, cluster=c)
         for mode, c in itertools.product(("global", "semi-global"), (1, 8))
-    ],
+    ]
+    # wide stripes on split warps (_split_columns)
+    + [
+        _gpu_backend.kernel_name(mode, affine, lane, 32, 32, split=8, cluster=8)
+        for mode, affine, lane in itertools.product(
+            ("global", "semi-global"),
+            (False, True),
+            ("s16x2-bytes-offset", "s16x2-bytes-rebased"),
+        )
+    ]
+    + [_gpu_backend.kernel_name("global", True, "s16x2-bytes-offset", 32, 32, split=8)],
     "align_trace.cu": [
         _gpu_traceback.fill_name(mode, affine, lane, 32, 16)
         for mode, affine, lane in itertools.product(
@@ -604,6 +616,40 @@ def test_few_long_targets_move_to_split_launches(monkeypatch: pytest.MonkeyPatch
         )
     monkeypatch.setattr(_gpu_backend, "_SPLIT_BELOW_GROUPS", 1)
     assert {x.split for x in _gpu_backend._split_long(plan, n)} == {1}
+
+
+def test_split_warps_take_wide_stripes_where_measured_and_held() -> None:
+    """Split warps take the tile's 32 columns a thread (stripes of 1,024) on the offset form's
+    byte-profile lane, and on the rebased one only on clusters of 8 where its reach over such
+    a stripe holds; the other lanes keep the tile's stripe width (16 columns a thread)."""
+    dna = Scoring.dna(2, -1, 2, 1)
+    scoring = (dna.matrix, 2, 1)
+    # +5/-4 10/1: a step of 16, reach 9,744 over 512 columns, 17,936 over 1,024
+    wide_steps = (Scoring.dna(5, -4, 10, 1).matrix, 10, 1)
+    assert _gpu_backend._rebased_holds(*wide_steps, 512)
+    assert not _gpu_backend._rebased_holds(*wide_steps, 1024)
+    pairs = np.arange(4)
+
+    def columns(kernel_lane: str, blocks: int, given=scoring) -> int:
+        lane = "s32" if kernel_lane.startswith("s32") else "s16x2"
+        launch = _gpu_backend._Launch(lane, kernel_lane, 16, 32, pairs)
+        return _gpu_backend._split_columns(launch, blocks, given)
+
+    assert [columns("s16x2-bytes-offset", b) for b in (1, 2, 8)] == [32, 32, 32]
+    assert [columns("s16x2-bytes-rebased", b) for b in (1, 2, 4, 8)] == [16, 16, 16, 32]
+    assert columns("s16x2-bytes-rebased", 8, None) == 16
+    assert columns("s16x2-bytes-rebased", 8, wide_steps) == 16
+    assert columns("s16x2-offset", 8) == columns("s32-offset", 8) == columns("s32", 1) == 16
+    # through _split_long: the longest pairs (64 stripes of 512) on clusters of 8, wide
+    n = np.array([40_000, 33_000, 20_000, 9_000], dtype=np.int64)
+    plan = _gpu_backend._plan(n.copy(), n, dna.matrix, 2, 1, "auto", offset=True)
+    assert {x.kernel_lane for x in plan} == {"s16x2-bytes-rebased"}
+    split = _gpu_backend._split_long(plan, n, clusters=True, scoring=scoring)
+    assert [(x.cluster, x.columns, n[x.pairs].tolist()) for x in split] == [
+        (8, 32, [40_000, 33_000]),
+        (4, 16, [20_000]),
+        (2, 16, [9_000]),
+    ]
 
 
 def test_longest_split_targets_first_and_on_clusters(monkeypatch: pytest.MonkeyPatch) -> None:

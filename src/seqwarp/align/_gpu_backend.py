@@ -144,6 +144,17 @@ _SPLIT_BELOW_GROUPS = 1 << 12
 # long reads 1.44 TCUPS with clusters of 4 and 2, 1.95 with 8, 4 and 2 (int32: 1.61, 1.56)
 _CLUSTERS = (8, 4, 2)
 _CLUSTER_ROUNDS = 1
+# a split launch's warps keep the stripe width of the pairs' tile (16 x 32 for DNA: 16
+# columns a thread), except where _split_columns gives them the tile's 32 columns a
+# thread (stripes of 1,024): the offset form's byte-profile lane (128 registers, 16 warps a
+# multiprocessor still; SASS of the row loop 6.5 instructions a cell against 9.4) and the
+# rebased lane on clusters of 8 blocks, the longest pair sets, whose walk down the rows bounds
+# a call (half the rounds; 157 registers, 8 warps a multiprocessor). Measured on one H200, the
+# benchmark's long reads, two alternating rounds, kernels TCUPS (global affine / semi-global
+# affine): stripe width kept 1.94 / 1.78; wide as above 2.14 / 1.91; wide on every split
+# launch 1.80 / 1.65 (alone, the rebased launches of clusters of 2 and 4 took 69 ms against
+# 61 and 59 against 45; that of clusters of 8, the longest pairs, 42 against 56; their pairs
+# differ a little, as the split threshold follows the stripe width there)
 # (threads per group, columns per thread) by the widest target each holds in one stripe
 # (measured on the H200: 16 x 32 beats 32 x 16 by 8-16 % at 512 bp, more columns per thread
 # amortising each row's shuffles and profile loads)
@@ -316,7 +327,7 @@ def _plan(
             offset
             and packed == "s16x2"
             and lanes != "s32"
-            and _rebased_holds(matrix, gap_open, gap_extend, tiles)
+            and _rebased_holds(matrix, gap_open, gap_extend, max(g * w for g, w in tiles))
         ):
             wide = (packed_lane.replace("-offset", "-rebased"), packed)
         else:
@@ -336,13 +347,10 @@ def _plan(
     return launches
 
 
-def _rebased_holds(
-    matrix: np.ndarray, gap_open: int, gap_extend: int, tiles: tuple[tuple[int, int], ...]
-) -> bool:
+def _rebased_holds(matrix: np.ndarray, gap_open: int, gap_extend: int, columns: int) -> bool:
     """Whether the rebased s16x2 lane holds every value of any pair under this scoring: its
-    reach over the widest stripe of ``tiles``, run by groups of up to 32 threads (a split
-    launch's warps keep the stripe width), within the lane's limit."""
-    columns = max(group * width for group, width in tiles)
+    reach over stripes of ``columns``, run by groups of up to 32 threads, within the lane's
+    limit."""
     reach = rebased_reach(
         int(matrix.max()), int(matrix.min()), gap_open, gap_extend, columns, 32, _REBASE_EVERY
     )
@@ -390,13 +398,19 @@ def _takes_table(matrix: np.ndarray) -> bool:
     return 4 * classes**3 <= _TABLE_MAX_BYTES
 
 
-def _split_long(launches: list[_Launch], n: np.ndarray, clusters: bool = False) -> list[_Launch]:
+def _split_long(
+    launches: list[_Launch],
+    n: np.ndarray,
+    clusters: bool = False,
+    scoring: tuple[np.ndarray, int, int] | None = None,
+) -> list[_Launch]:
     """``launches`` with their pairs of long targets (each split warp gets a stripe) moved to
     split launches of ``_SPLIT`` warps a pair set, longest targets first, when they are too
     few to fill a device one group each; with ``clusters`` (Hopper), the longest of them span
     clusters of blocks (``_CLUSTERS``). ``n``: the target lengths of the launches' pairs,
     which run in the order of their 32-residue bins, capped at bin 255: a binary search
-    finds the first long one."""
+    finds the first long one. ``scoring`` (matrix, gap open, gap extend) lets the rebased
+    lane's widest clusters take wide stripes where its reach allows (``_split_columns``)."""
     result = []
     for launch in launches:
         cols = launch.group * launch.columns
@@ -423,23 +437,50 @@ def _split_long(launches: list[_Launch], n: np.ndarray, clusters: bool = False) 
             fewest = _CLUSTER_ROUNDS * _SPLIT * blocks
             end = int(np.searchsorted(-stripes, -fewest, side="right"))
             if end > at:
-                result.append(_split_launch(launch, moved, at, end, cut, blocks))
+                result.append(_split_launch(launch, moved, at, end, cut, blocks, scoring))
                 at = end
         if at < len(moved):
-            result.append(_split_launch(launch, moved, at, len(moved), cut, 1))
+            result.append(_split_launch(launch, moved, at, len(moved), cut, 1, scoring))
     return result
 
 
+def _split_columns(
+    launch: _Launch, blocks: int, scoring: tuple[np.ndarray, int, int] | None
+) -> int:
+    """Columns a thread of ``launch``'s pairs takes on split warps of ``blocks`` blocks a set:
+    the tile's own (a stripe of 32 of them, wider than the tile's) for the offset form's
+    16-bit lane with a byte profile, and for the rebased one on the widest clusters where its
+    reach over such a stripe holds; else as many as keep the tile's stripe width (measured:
+    beside ``_CLUSTERS``; a 16-bit profile would double the profiles' shared memory)."""
+    lane = launch.kernel_lane
+    wide = lane.startswith("s16x2-bytes") and (
+        lane.endswith("-offset")
+        or (
+            lane.endswith("-rebased")
+            and blocks == max(_CLUSTERS)
+            and scoring is not None
+            and _rebased_holds(*scoring, 32 * launch.columns)
+        )
+    )
+    return launch.columns if wide else launch.group * launch.columns // 32
+
+
 def _split_launch(
-    launch: _Launch, moved: np.ndarray, a: int, b: int, cut: int, blocks: int
+    launch: _Launch,
+    moved: np.ndarray,
+    a: int,
+    b: int,
+    cut: int,
+    blocks: int,
+    scoring: tuple[np.ndarray, int, int] | None = None,
 ) -> _Launch:
     """The split launch of ``moved[a:b]``, pairs that follow the first ``cut`` of ``launch``:
-    32-thread groups keeping the stripe width, ``_SPLIT`` warps a block, ``blocks`` blocks a
-    pair set."""
+    32-thread groups of ``_split_columns`` columns a thread, ``_SPLIT`` warps a block,
+    ``blocks`` blocks a pair set."""
     return replace(
         launch,
         group=32,
-        columns=launch.group * launch.columns // 32,
+        columns=_split_columns(launch, blocks, scoring),
         pairs=moved[a:b],
         start=launch.start + cut + a,
         split=_SPLIT,
@@ -913,7 +954,7 @@ def stage(
     m = _lengths(queries, q_index, firsts[0])
     n = _lengths(targets, t_index, firsts[1])
     plan = _plan(m, n, matrix, gap_open, gap_extend, lanes, tiles, mode != "local", table)
-    launches = _split_long(plan, n, _has_clusters(_devices[0]))
+    launches = _split_long(plan, n, _has_clusters(_devices[0]), (matrix, gap_open, gap_extend))
     if not launches:
         return []
     affine = gap_open != gap_extend
@@ -1122,7 +1163,9 @@ def _score_part(
             with cp.cuda.Device(device):
                 sm, sn = m[a:b], n[a:b]
                 plan = _plan(sm, sn, matrix, gap_open, gap_extend, lanes, offset=mode != "local")
-                launches = _split_long(plan, sn, _has_clusters(device))
+                launches = _split_long(
+                    plan, sn, _has_clusters(device), (matrix, gap_open, gap_extend)
+                )
                 share = replace(
                     spans, q_offsets=spans.q_offsets[a:b], t_offsets=spans.t_offsets[a:b]
                 )
