@@ -618,7 +618,9 @@ def test_few_long_targets_move_to_split_launches(monkeypatch: pytest.MonkeyPatch
     assert {x.split for x in _gpu_backend._split_long(plan, n)} == {1}
 
 
-def test_split_warps_take_wide_stripes_where_measured_and_held() -> None:
+def test_split_warps_take_wide_stripes_where_measured_and_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Split warps take the tile's 32 columns a thread (stripes of 1,024) on the offset form's
     byte-profile lane, and on the rebased one only on clusters of 8 where its reach over such
     a stripe holds; the other lanes keep the tile's stripe width (16 columns a thread)."""
@@ -640,6 +642,9 @@ def test_split_warps_take_wide_stripes_where_measured_and_held() -> None:
     assert columns("s16x2-bytes-rebased", 8, None) == 16
     assert columns("s16x2-bytes-rebased", 8, wide_steps) == 16
     assert columns("s16x2-offset", 8) == columns("s32-offset", 8) == columns("s32", 1) == 16
+    monkeypatch.setattr(_gpu_backend, "_CLUSTERS", ())  # no clusters: no widest one
+    assert columns("s16x2-bytes-rebased", 1) == 16 and columns("s16x2-bytes-offset", 1) == 32
+    monkeypatch.undo()
     # through _split_long: the longest pairs (64 stripes of 512) on clusters of 8, wide
     n = np.array([40_000, 33_000, 20_000, 9_000], dtype=np.int64)
     plan = _gpu_backend._plan(n.copy(), n, dna.matrix, 2, 1, "auto", offset=True)

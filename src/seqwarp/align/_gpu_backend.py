@@ -457,7 +457,7 @@ def _split_columns(
         lane.endswith("-offset")
         or (
             lane.endswith("-rebased")
-            and blocks == max(_CLUSTERS)
+            and blocks == max(_CLUSTERS, default=0)
             and scoring is not None
             and _rebased_holds(*scoring, 32 * launch.columns)
         )
