@@ -626,7 +626,7 @@ def test_split_warps_take_wide_stripes_where_measured_and_held(
     a stripe holds; the other lanes keep the tile's stripe width (16 columns a thread)."""
     dna = Scoring.dna(2, -1, 2, 1)
     scoring = (dna.matrix, 2, 1)
-    # +5/-4 10/1: a step of 16, reach 9,744 over 512 columns, 17,936 over 1,024
+    # +5/-4 10/1: a step of 16, reach 9,778 over 512 columns, 17,970 over 1,024
     wide_steps = (Scoring.dna(5, -4, 10, 1).matrix, 10, 1)
     assert _gpu_backend._rebased_holds(*wide_steps, 512)
     assert not _gpu_backend._rebased_holds(*wide_steps, 1024)
