@@ -224,17 +224,18 @@ def _offset_form(query: str, target: str, match: int, mismatch: int, go: int, ge
     return h + (np.arange(m + 1)[:, None] + np.arange(n + 1)[None, :]) * ge
 
 
+# the scorings, modes and sequence seeds of the offset form's property tests
+_OFFSET_CASES = {
+    "match": st.integers(1, 9),
+    "mismatch": st.integers(-9, -1),
+    "gaps": st.tuples(st.integers(1, 12), st.integers(1, 12)),
+    "semi": st.booleans(),
+    "seed": st.integers(0, 2**32 - 1),
+}
+
+
 @settings(max_examples=80, deadline=None)
-@given(
-    m=st.integers(1, 70),
-    n=st.integers(1, 70),
-    match=st.integers(1, 9),
-    mismatch=st.integers(-9, -1),
-    gaps=st.tuples(st.integers(1, 12), st.integers(1, 12)),
-    identical=st.booleans(),
-    semi=st.booleans(),
-    seed=st.integers(0, 2**32 - 1),
-)
+@given(m=st.integers(1, 70), n=st.integers(1, 70), identical=st.booleans(), **_OFFSET_CASES)
 def test_offset_bound_covers_every_cell(m, n, match, mismatch, gaps, identical, semi, seed):
     """Every cell of the offset form, G = H + (i + j) * ge (H from parasail's score table),
     lies in [-2 go + 2 ge, offset_bound] for global and semi-global alignments."""
@@ -248,16 +249,7 @@ def test_offset_bound_covers_every_cell(m, n, match, mismatch, gaps, identical, 
 
 
 @settings(max_examples=80, deadline=None)
-@given(
-    m=st.integers(1, 60),
-    n=st.integers(1, 60),
-    match=st.integers(1, 9),
-    mismatch=st.integers(-9, -1),
-    gaps=st.tuples(st.integers(1, 12), st.integers(1, 12)),
-    related=st.booleans(),
-    semi=st.booleans(),
-    seed=st.integers(0, 2**32 - 1),
-)
+@given(m=st.integers(1, 60), n=st.integers(1, 60), related=st.booleans(), **_OFFSET_CASES)
 def test_adjacent_cells_of_the_offset_form_differ_by_at_most_the_rebased_step(
     m, n, match, mismatch, gaps, related, semi, seed
 ):

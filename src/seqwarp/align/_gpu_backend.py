@@ -9,9 +9,9 @@ answers, byte for byte. How a batch of pairs runs:
    for global and semi-global scores, the s16x2 lane rebased (values kept relative to a base
    that moves with them, so that a pair's length no longer matters) when
    :func:`plan.rebased_reach` proves its values fit; else exact int32 (the overflow guard: a
-   16-bit result is never an approximation); the s16x2
-   lane of a large alphabet (protein) reads its scores from a block's table of letter
-   classes (:func:`letter_classes`) rather than a profile built per pair set;
+   16-bit result is never an approximation); the s16x2 lane of a large alphabet (protein)
+   reads its scores from a block's table of letter classes (:func:`letter_classes`) rather
+   than a profile built per pair set;
 3. pairs are sorted once by shape (a counting sort on a 16-bit key, skipped when all pairs
    share one; this and the other per-pair scans of the host are numba loops in
    ``_host_scan`` that release the interpreter lock, so several devices' threads run them
@@ -114,9 +114,10 @@ _LANE_STRUCT = {
 _REBASE_EVERY = 64
 # alphabets of more letters than this take the s16x2 lane's class table, when its C^3 words
 # (C letter classes, the padding letter one of them) let 3 blocks of _TABLE_BLOCK threads
-# share a multiprocessor (the kernel's launch bounds ask for 3; up to 26 classes). Measured on one H200 (one real query against 1 M
-# proteins, BLOSUM62 11/1, local): 100 / 300 / 600 / 995 residues 1.01 / 1.55 / 1.79 / 1.92
-# TCUPS on the byte profile, 1.28 / 1.73 / 1.90 / 1.98 on the table (25 classes)
+# share a multiprocessor (the kernel's launch bounds ask for 3; up to 26 classes). Measured
+# on one H200 (one real query against 1 M proteins, BLOSUM62 11/1, local): 100 / 300 / 600 /
+# 995 residues 1.01 / 1.55 / 1.79 / 1.92 TCUPS on the byte profile, 1.28 / 1.73 / 1.90 /
+# 1.98 on the table (25 classes)
 _TABLE_ABOVE_LETTERS = 8
 _TABLE_MAX_BYTES = 75 * 1024
 _TABLE_BLOCK = 256
@@ -288,8 +289,8 @@ def _plan(
     """Lane type and tile of every pair with both sides non-empty; ``tiles`` overrides the
     (threads per group, columns per thread) choices, narrowest first; ``offset`` (global and
     semi-global scores) runs the fused lanes in the anti-diagonal offset form, and the pairs
-    too long for the s16x2 lane its rebased form where that holds them; ``table``
-    lets a large alphabet's s16x2 lane read the class table (score kernels). The launches'
+    too long for the s16x2 lane its rebased form where that holds them; ``table`` lets a
+    large alphabet's s16x2 lane read the class table (score kernels). The launches'
     pairs are consecutive slices of one array (``_Launch.start`` says where each begins)."""
     shortest_m, longest_m = int(m.min()), int(m.max())
     shortest_n, longest_n = int(n.min()), int(n.max())

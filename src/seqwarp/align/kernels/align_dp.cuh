@@ -166,6 +166,11 @@ __device__ __forceinline__ void store_words(void* p, const unsigned (&w)[N]) {
     }
 }
 
+// two ints as the low and high 16-bit halves of one register (a two-pair lane's bit pattern)
+__device__ __forceinline__ unsigned halves(int low, int high) {
+    return ((unsigned)low & 0xffffu) | (unsigned)high << 16;
+}
+
 // SPLIT > 1: a warp publishes how many rows of its stripes it has handed on into the counter
 // of the warp that reads them (release: the rows' stores come first), in shared memory of
 // that warp's block (`rank` in the cluster), and the reading warp waits on its own counter
@@ -324,7 +329,7 @@ __device__ __forceinline__ void align_dp(
             const bool padded = q == alpha - 1;
             const int sa = padded || a == alpha - 1 ? 0 : matrix[q * alpha + a] + extra;
             const int sb = padded || b == alpha - 1 ? 0 : matrix[q * alpha + b] + extra;
-            table[idx] = ((unsigned)sa & 0xffffu) | (unsigned)sb << 16;
+            table[idx] = halves(sa, sb);
         }
         __syncthreads();
     }
@@ -482,8 +487,7 @@ __device__ __forceinline__ void align_dp(
         // offset form: -(n + i) * ge - go per lane at row i (here row 0), to take G back to hg
         V last_shift = L::splat(-(n[0] * ge + go));
         if constexpr (PAIRS == 2)
-            last_shift = L::from_bits((L::bits(last_shift) & 0xffffu) |
-                                      (unsigned)(-(n[1] * ge + go)) << 16);
+            last_shift = L::from_bits(halves((int)L::bits(last_shift), -(n[1] * ge + go)));
 #pragma unroll
         for (int k = 0; k < PAIRS; ++k) {
             const bool has_last = n[k] > c0 && n[k] <= c0 + K;
@@ -561,7 +565,7 @@ __device__ __forceinline__ void align_dp(
                     const int a = L::lane(L::from_bits(moved), 0), b = L::lane(L::from_bits(moved), 1);
                     base[0] += a;
                     base[1] += b;
-                    const V down = L::from_bits(((unsigned)(-a) & 0xffffu) | (unsigned)(-b) << 16);
+                    const V down = L::from_bits(halves(-a, -b));
 #pragma unroll
                     for (int c = 0; c < K; ++c) {
                         hg[c] = L::add(hg[c], down);
@@ -585,8 +589,7 @@ __device__ __forceinline__ void align_dp(
                 if constexpr (REBASED) {
                     // int32 values, less this group's bases
                     auto relative = [&](unsigned a, unsigned b) {
-                        return ((unsigned)((int)a - base[0]) & 0xffffu) |
-                               (unsigned)((int)b - base[1]) << 16;
+                        return halves((int)a - base[0], (int)b - base[1]);
                     };
                     col_h = relative(__shfl_sync(FULL, col_cur[0], s_in, G),
                                      __shfl_sync(FULL, col_cur[1], s_in, G));
