@@ -169,7 +169,9 @@ def _long_pairs(seed: int, letters: int, count: int, shortest: int, longest: int
     return queries, targets
 
 
-@pytest.mark.parametrize("clusters", [False, True], ids=["block", "clusters"])
+@pytest.mark.parametrize(
+    "clusters", [(), (8, 4, 2), (16, 8, 4, 2)], ids=["block", "portable", "non-portable"]
+)
 @pytest.mark.parametrize("split", [8, 3])
 @pytest.mark.parametrize(
     ("alphabet", "lanes"), [("dna", "auto"), ("dna", "s32"), ("protein", "auto")]
@@ -183,23 +185,24 @@ def test_long_targets_on_split_warps(
     alphabet: str,
     lanes: str,
     split: int,
-    clusters: bool,
+    clusters: tuple[int, ...],
 ) -> None:
     """Few pairs of long targets run on several warps a pair set (``_SPLIT``, a pipeline of
     stripes handed from warp to warp), and the longest of them on clusters of 2, 4 and 8 such
-    blocks: every field equals the CPU backend's, with stripe counts that are and are not
-    multiples of the warps."""
+    blocks, or of 16 (non-portable, where the device allows it): every field equals the CPU
+    backend's, with stripe counts that are and are not multiples of the warps."""
+    if clusters and not set(clusters) <= set(_gpu_backend._cluster_sizes(0)):
+        pytest.skip(f"the device launches clusters of {_gpu_backend._cluster_sizes(0)} blocks")
     monkeypatch.setattr(_gpu_backend, "_SPLIT", split)
     monkeypatch.setattr(_gpu_backend, "_CLUSTER_ROUNDS", 1)
-    if not clusters:
-        monkeypatch.setattr(_gpu_backend, "_CLUSTERS", ())
+    monkeypatch.setattr(_gpu_backend, "_cluster_sizes", lambda ordinal: clusters)
     letters = 4 if alphabet == "dna" else 20
     shortest = split * (512 if alphabet == "dna" else 256)
     seed = zlib.crc32(f"split {mode} {gap} {alphabet} {lanes} {split} {clusters}".encode())
     longest = (5 if clusters else 3) * shortest
     # fewer pairs for the clusters' longer targets (the CPU backend runs them one by one)
     queries, targets = _long_pairs(seed, letters, 6 if clusters else 12, shortest, longest)
-    if clusters:  # and pairs of 2, 4 and 8 stripes a warp of a block: clusters of 2, 4, 8
+    if clusters:  # and pairs of 2, 4 and 8 stripes a warp of a block: clusters of 2, 4, 8 or 16
         rng = np.random.default_rng(seed)
         for length in (2 * shortest, 4 * shortest, 8 * shortest):
             targets.append(rng.integers(letters, size=length, dtype=np.uint8))
@@ -208,10 +211,10 @@ def test_long_targets_on_split_warps(
     m = np.array([len(q) for q in queries])
     scoring = scoring_for(alphabet, gap)
     plan = _gpu_backend._plan(m, n, scoring.matrix, scoring.gap_open, scoring.gap_extend, lanes)
-    launches = _gpu_backend._split_long(plan, n, _gpu_backend._has_clusters(0))
+    launches = _gpu_backend._split_long(plan, n, clusters)
     assert split in {x.split for x in launches}
     if clusters:
-        assert {2, 4, 8} <= {x.cluster for x in launches}
+        assert {2, 4, clusters[0]} <= {x.cluster for x in launches}
     _compare(queries, targets, scoring, mode, lanes)
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import itertools
 import shutil
 import subprocess
+import sys
+import types
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
@@ -90,7 +92,7 @@ INSTANCES = {
     + [_gpu_backend.kernel_name("global", True, "s16x2-bytes-rebased", 32, 16)]
     + [
         _gpu_backend.kernel_name(mode, True, "s16x2-bytes-rebased", 16, 32, split=8, cluster=c)
-        for mode, c in itertools.product(("global", "semi-global"), (1, 8))
+        for mode, c in itertools.product(("global", "semi-global"), (1, 8, 16))
     ]
     # wide stripes on split warps (_split_columns)
     + [
@@ -587,6 +589,36 @@ def test_split_grid_takes_a_block_of_warps_per_pair_set() -> None:
     )
 
 
+def test_clusters_past_8_blocks_only_where_hopper_runs_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cluster sizes by compute capability: none before 9.0, 16 on Hopper (non-portable) and
+    the portable ones after it; a grid of clusters of 16 allows its kernel that size first
+    (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED), one of 8 leaves it as it is."""
+    found = {}
+    for capability in ("80", "90", "100", "120"):
+        device = types.SimpleNamespace(compute_capability=capability)
+        cuda = types.SimpleNamespace(Device=lambda ordinal, device=device: device)
+        monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(cuda=cuda))
+        found[capability] = _gpu_backend._cluster_sizes.__wrapped__(0)
+    assert found == {"80": (), "90": (16, 8, 4, 2), "100": (8, 4, 2), "120": (8, 4, 2)}
+
+    calls = []
+    driver = types.SimpleNamespace(funcSetAttribute=lambda *args: calls.append(args))
+    for name in ("cupy_backends", "cupy_backends.cuda"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    api = types.SimpleNamespace(driver=driver)
+    monkeypatch.setitem(sys.modules, "cupy_backends.cuda.api", api)
+    kernel = types.SimpleNamespace(kernel=types.SimpleNamespace(ptr=1234), shared_size_bytes=0)
+    launch = _gpu_backend._Launch("s16x2", "s16x2-bytes-rebased", 32, 16, np.arange(4), split=8)
+    for cluster in (8, 16):
+        grid = _gpu_backend._Grid.of(replace(launch, cluster=cluster), 2, 9000, 60000, 5)
+        assert (grid.cluster, grid.blocks) == (cluster, cluster)
+        grid.configure(kernel)
+    assert calls == [(1234, 14, 1)]
+    assert kernel.preferred_shared_memory_carveout == 100
+
+
 def test_few_long_targets_move_to_split_launches(monkeypatch: pytest.MonkeyPatch) -> None:
     """Targets longer than _SPLIT - 1 stripes go to a split launch (32-thread groups, the
     stripe width kept) when they are few; short ones stay, and so do many long ones."""
@@ -610,12 +642,11 @@ def test_few_long_targets_move_to_split_launches(monkeypatch: pytest.MonkeyPatch
     assert {x.split for x in _gpu_backend._split_long(plan, n)} == {1}
 
 
-def test_split_warps_take_wide_stripes_where_measured_and_held(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_split_warps_take_wide_stripes_where_measured_and_held() -> None:
     """Split warps take the tile's 32 columns a thread (stripes of 1,024) on the offset form's
-    byte-profile lane, and on the rebased one only on clusters of 8 where its reach over such
-    a stripe holds; the other lanes keep the tile's stripe width (16 columns a thread)."""
+    byte-profile lane, and on the rebased one only on clusters of 8 (the widest portable ones)
+    where its reach over such a stripe holds; the other lanes, and clusters of 16, keep the
+    tile's stripe width (16 columns a thread)."""
     dna = Scoring.dna(2, -1, 2, 1)
     scoring = (dna.matrix, 2, 1)
     # +5/-4 10/1: a step of 16, reach 9,778 over 512 columns, 17,970 over 1,024
@@ -629,24 +660,23 @@ def test_split_warps_take_wide_stripes_where_measured_and_held(
         launch = _gpu_backend._Launch(lane, kernel_lane, 16, 32, pairs)
         return _gpu_backend._split_columns(launch, blocks, given)
 
-    assert [columns("s16x2-bytes-offset", b) for b in (1, 2, 8)] == [32, 32, 32]
-    assert [columns("s16x2-bytes-rebased", b) for b in (1, 2, 4, 8)] == [16, 16, 16, 32]
+    assert [columns("s16x2-bytes-offset", b) for b in (1, 2, 8, 16)] == [32, 32, 32, 32]
+    assert [columns("s16x2-bytes-rebased", b) for b in (1, 2, 4, 8, 16)] == [16, 16, 16, 32, 16]
     assert columns("s16x2-bytes-rebased", 8, None) == 16
     assert columns("s16x2-bytes-rebased", 8, wide_steps) == 16
     assert columns("s16x2-offset", 8) == columns("s32-offset", 8) == columns("s32", 1) == 16
-    monkeypatch.setattr(_gpu_backend, "_CLUSTERS", ())  # no clusters: no widest one
-    assert columns("s16x2-bytes-rebased", 1) == 16 and columns("s16x2-bytes-offset", 1) == 32
-    monkeypatch.undo()
-    # through _split_long: the longest pairs (64 stripes of 512) on clusters of 8, wide
+    # through _split_long: the longest pairs (64 stripes of 512) on clusters of 8, wide, or
+    # where clusters of 16 run, on those at the tile's width
     n = np.array([40_000, 33_000, 20_000, 9_000], dtype=np.int64)
     plan = _gpu_backend._plan(n.copy(), n, dna.matrix, 2, 1, "auto", offset=True)
     assert {x.kernel_lane for x in plan} == {"s16x2-bytes-rebased"}
-    split = _gpu_backend._split_long(plan, n, clusters=True, scoring=scoring)
-    assert [(x.cluster, x.columns, n[x.pairs].tolist()) for x in split] == [
-        (8, 32, [40_000, 33_000]),
-        (4, 16, [20_000]),
-        (2, 16, [9_000]),
-    ]
+    for clusters, widest, wide in (((8, 4, 2), 8, 32), ((16, 8, 4, 2), 16, 16)):
+        split = _gpu_backend._split_long(plan, n, clusters, scoring=scoring)
+        assert [(x.cluster, x.columns, n[x.pairs].tolist()) for x in split] == [
+            (widest, wide, [40_000, 33_000]),
+            (4, 16, [20_000]),
+            (2, 16, [9_000]),
+        ]
 
 
 def test_longest_split_targets_first_and_on_clusters(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -663,15 +693,17 @@ def test_longest_split_targets_first_and_on_clusters(monkeypatch: pytest.MonkeyP
         (1, 1, [500]),
         (2, 1, [20000, 9000, 8193, 8000, 4097, 3000]),
     ]
-    clustered = _gpu_backend._split_long(plan, n, clusters=True)
-    # 8 blocks from 2 x 2 x 8 = 32 stripes on, 4 blocks from 16, 2 blocks from 8
-    assert [(x.split, x.cluster, n[x.pairs].tolist()) for x in clustered] == [
-        (1, 1, [500]),
-        (2, 8, [20000]),
-        (2, 4, [9000, 8193, 8000]),
-        (2, 2, [4097]),
-        (2, 1, [3000]),
-    ]
-    order = np.concatenate([x.pairs for x in clustered])
-    for x in clustered:  # each launch's pairs are its slice of the call's order
-        assert np.array_equal(x.pairs, order[x.start : x.start + len(x.pairs)])
+    # 8 blocks from 2 x 2 x 8 = 32 stripes on, 4 blocks from 16, 2 blocks from 8; where
+    # clusters of 16 run, they take the sets of 8
+    for clusters, widest in (((8, 4, 2), 8), ((16, 8, 4, 2), 16)):
+        clustered = _gpu_backend._split_long(plan, n, clusters)
+        assert [(x.split, x.cluster, n[x.pairs].tolist()) for x in clustered] == [
+            (1, 1, [500]),
+            (2, widest, [20000]),
+            (2, 4, [9000, 8193, 8000]),
+            (2, 2, [4097]),
+            (2, 1, [3000]),
+        ]
+        order = np.concatenate([x.pairs for x in clustered])
+        for x in clustered:  # each launch's pairs are its slice of the call's order
+            assert np.array_equal(x.pairs, order[x.start : x.start + len(x.pairs)])

@@ -142,8 +142,14 @@ _SPLIT_BELOW_GROUPS = 1 << 12
 # whole calls: one block 304 ms; clusters of 4 and 2 from 1 round 195 ms, from 2 rounds
 # 209 ms; of 2 only 205 ms; of 8, 4 and 2 from 1 round 202 ms. With the long pairs two a
 # register (rebased s16x2) the longest sets bound the call more: kernels of the benchmark's
-# long reads 1.44 TCUPS with clusters of 4 and 2, 1.95 with 8, 4 and 2 (int32: 1.61, 1.56)
-_CLUSTERS = (8, 4, 2)
+# long reads 1.44 TCUPS with clusters of 4 and 2, 1.95 with 8, 4 and 2 (int32: 1.61, 1.56).
+# Past 8 blocks a cluster is non-portable: Hopper runs 16 once a kernel allows it, and those
+# take the sets clusters of 8 would (one round of 128 warps at the tile's stripe width instead
+# of 64 warps on wide stripes): kernels of the benchmark's long reads 2.18 / 1.98 TCUPS against
+# 2.14 / 1.90 (global / semi-global affine, two alternating rounds)
+_CLUSTERS = (16, 8, 4, 2)
+_PORTABLE_CLUSTER = 8
+_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14  # CUfunction_attribute
 _CLUSTER_ROUNDS = 1
 # a split launch's warps keep the stripe width of the pairs' tile (16 x 32 for DNA: 16
 # columns a thread), except where _split_columns gives them the tile's 32 columns a
@@ -402,13 +408,15 @@ def _takes_table(matrix: np.ndarray) -> bool:
 def _split_long(
     launches: list[_Launch],
     n: np.ndarray,
-    clusters: bool = False,
+    clusters: tuple[int, ...] = (),
     scoring: tuple[np.ndarray, int, int] | None = None,
 ) -> list[_Launch]:
     """``launches`` with their pairs of long targets (each split warp gets a stripe) moved to
     split launches of ``_SPLIT`` warps a pair set, longest targets first, when they are too
-    few to fill a device one group each; with ``clusters`` (Hopper), the longest of them span
-    clusters of blocks (``_CLUSTERS``). ``n``: the target lengths of the launches' pairs,
+    few to fill a device one group each; the longest of them span clusters of blocks of the
+    sizes ``clusters`` (widest first, :func:`_cluster_sizes`), each taking the sets that give
+    its warps (a non-portable cluster: those of 8 blocks) ``_CLUSTER_ROUNDS`` stripes or more.
+    ``n``: the target lengths of the launches' pairs,
     which run in the order of their 32-residue bins, capped at bin 255: a binary search
     finds the first long one. ``scoring`` (matrix, gap open, gap extend) lets the rebased
     lane's widest clusters take wide stripes where its reach allows (``_split_columns``)."""
@@ -434,8 +442,8 @@ def _split_long(
         moved = moved[np.argsort(-n[moved], kind="stable")]
         stripes = -(-n[moved] // cols)
         at = 0
-        for blocks in _CLUSTERS if clusters else ():
-            fewest = _CLUSTER_ROUNDS * _SPLIT * blocks
+        for blocks in clusters:
+            fewest = _CLUSTER_ROUNDS * _SPLIT * min(blocks, _PORTABLE_CLUSTER)
             end = int(np.searchsorted(-stripes, -fewest, side="right"))
             if end > at:
                 result.append(_split_launch(launch, moved, at, end, cut, blocks, scoring))
@@ -450,15 +458,16 @@ def _split_columns(
 ) -> int:
     """Columns a thread of ``launch``'s pairs takes on split warps of ``blocks`` blocks a set:
     the tile's own (a stripe of 32 of them, wider than the tile's) for the offset form's
-    16-bit lane with a byte profile, and for the rebased one on the widest clusters where its
-    reach over such a stripe holds; else as many as keep the tile's stripe width (measured:
-    beside ``_CLUSTERS``; a 16-bit profile would double the profiles' shared memory)."""
+    16-bit lane with a byte profile, and for the rebased one on the widest portable clusters
+    where its reach over such a stripe holds; else as many as keep the tile's stripe width
+    (measured: beside ``_CLUSTERS``; a 16-bit profile would double the profiles' shared
+    memory)."""
     lane = launch.kernel_lane
     wide = lane.startswith("s16x2-bytes") and (
         lane.endswith("-offset")
         or (
             lane.endswith("-rebased")
-            and blocks == max(_CLUSTERS, default=0)
+            and blocks == _PORTABLE_CLUSTER
             and scoring is not None
             and _rebased_holds(*scoring, 32 * launch.columns)
         )
@@ -490,11 +499,15 @@ def _split_launch(
 
 
 @cache
-def _has_clusters(ordinal: int) -> bool:
-    """Whether device ``ordinal`` launches thread block clusters (compute capability 9.0 on)."""
+def _cluster_sizes(ordinal: int) -> tuple[int, ...]:
+    """The cluster sizes of ``_CLUSTERS`` that device ``ordinal`` launches: none before compute
+    capability 9.0; the non-portable ones on Hopper (9.x), which documents clusters of 16."""
     import cupy as cp
 
-    return int(cp.cuda.Device(ordinal).compute_capability) >= 90
+    capability = int(cp.cuda.Device(ordinal).compute_capability)
+    if capability < 90:
+        return ()
+    return tuple(b for b in _CLUSTERS if b <= _PORTABLE_CLUSTER or capability // 10 == 9)
 
 
 def _narrow(
@@ -809,6 +822,7 @@ class _Grid:
     shared: int  # bytes of dynamic shared memory per block (the groups' profiles)
     stride: int  # scratch words per pair set (0: every target fits one stripe)
     scratch: int  # scratch words of the whole grid
+    cluster: int = 1  # blocks of a thread block cluster
 
     @classmethod
     def of(
@@ -837,15 +851,20 @@ class _Grid:
         # every group of the grid gets scratch: a group past the last pair still runs (idle)
         # beside the real groups of its warp
         scratch = max(1, set_blocks * sets_per_block * stride)
-        return cls(set_blocks * cluster, threads, shared, stride, scratch)
+        return cls(set_blocks * cluster, threads, shared, stride, scratch, cluster)
 
     def configure(self, kernel: Any) -> None:
         """Let ``kernel`` take this grid's shared memory, with all of L1 as shared memory (the
         profile or the class table is what limits resident groups); past 48 KiB with its
-        static shared memory, a kernel must be allowed its dynamic shared memory first."""
+        static shared memory, a kernel must be allowed its dynamic shared memory first, and
+        past ``_PORTABLE_CLUSTER`` blocks its cluster size."""
         if self.shared + kernel.shared_size_bytes > 48 * 1024:
             kernel.max_dynamic_shared_size_bytes = self.shared
         kernel.preferred_shared_memory_carveout = 100
+        if self.cluster > _PORTABLE_CLUSTER:
+            from cupy_backends.cuda.api import driver
+
+            driver.funcSetAttribute(kernel.kernel.ptr, _NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
 
 
 def _stage_chunk(
@@ -955,7 +974,7 @@ def stage(
     m = _lengths(queries, q_index, firsts[0])
     n = _lengths(targets, t_index, firsts[1])
     plan = _plan(m, n, matrix, gap_open, gap_extend, lanes, tiles, mode != "local", table)
-    launches = _split_long(plan, n, _has_clusters(_devices[0]), (matrix, gap_open, gap_extend))
+    launches = _split_long(plan, n, _cluster_sizes(_devices[0]), (matrix, gap_open, gap_extend))
     if not launches:
         return []
     affine = gap_open != gap_extend
@@ -1165,7 +1184,7 @@ def _score_part(
                 sm, sn = m[a:b], n[a:b]
                 plan = _plan(sm, sn, matrix, gap_open, gap_extend, lanes, offset=mode != "local")
                 launches = _split_long(
-                    plan, sn, _has_clusters(device), (matrix, gap_open, gap_extend)
+                    plan, sn, _cluster_sizes(device), (matrix, gap_open, gap_extend)
                 )
                 share = replace(
                     spans, q_offsets=spans.q_offsets[a:b], t_offsets=spans.t_offsets[a:b]
