@@ -392,6 +392,14 @@ __device__ __forceinline__ void align_dp(
     // REBASE_EVERY rows; the handed-on column goes as int32 values (4 words a row)
     constexpr bool REBASED = L::REBASED;
     constexpr int REBASE_EVERY = 64;
+    // split warps of the rebased lane hand their column on in windows of rows (below); the
+    // other lanes' split kernels would take registers past 2 blocks a multiprocessor for it
+    constexpr bool HAND_WINDOWS = SPLIT > 1 && REBASED;
+    static_assert(!HAND_WINDOWS || REBASE_EVERY % G == 0, "a rebase starts a window of rows");
+    // row by row, rows are published one at a time in a block; across a cluster every 32
+    // rows (and the last), as each publication there waits for the rows' stores to reach the
+    // other SMs
+    constexpr int PUBLISH_EVERY = CLUSTER > 1 ? 32 : 1;
     constexpr int HANDED_WORDS = REBASED ? 4 : 2;
     const V v_go = L::splat(-go);                          // - gap open
     const V v_reopen = L::splat(ge - go);                  // offset form: opening less extending
@@ -410,9 +418,6 @@ __device__ __forceinline__ void align_dp(
         const int from = (S - 1) % WARPS, round = (S - 1) / WARPS;
         return scratch + group * scratch_stride + (2 * from + ((round + 1) & 1)) * half_stride;
     };
-    // rows are published one at a time in a block; across a cluster every 32 rows (and the
-    // last), as each publication there waits for the rows' stores to reach the other SMs
-    constexpr int PUBLISH_EVERY = CLUSTER > 1 ? 32 : 1;
     for (int stripe = member; stripe < stripes; stripe += WARPS) {
         const int s0 = stripe * COLS;                      // columns s0+1 .. s0+COLS
         const int c0 = s0 + t * K;                         // this thread: columns c0+1 .. c0+K
@@ -538,6 +543,7 @@ __device__ __forceinline__ void align_dp(
             }
         };
         unsigned q_prev = 0, q_cur = letter_of(1 + t), q_next = letter_of(G + 1 + t);
+        unsigned kept_h = 0, kept_f = 0;  // HAND_WINDOWS: a row of the handed-on column
         unsigned col_cur[HANDED_WORDS], col_next[HANDED_WORDS];
         column_of(1 + t, col_cur);
         column_of(G + 1 + t, col_next);
@@ -812,8 +818,8 @@ __device__ __forceinline__ void align_dp(
                         }
                     }
                 }
-                // the last thread hands its last column on to the next stripe
-                if (t == G - 1 && stripe + 1 < stripes) {
+                // the last thread hands its last column on to the next stripe, row by row
+                if (!HAND_WINDOWS && t == G - 1 && stripe + 1 < stripes) {
                     if constexpr (REBASED) {
                         const unsigned w[4] = {(unsigned)(L::lane(hg[K - 1], 0) + base[0]),
                                                (unsigned)(L::lane(hg[K - 1], 1) + base[1]),
@@ -828,6 +834,45 @@ __device__ __forceinline__ void align_dp(
                         if (PUBLISH_EVERY == 1 || i % PUBLISH_EVERY == 0 || i == Mw)
                             publish<CLUSTER>(&handed_rows[downstream % SPLIT], downstream / SPLIT,
                                              write_base + i);
+                    }
+                }
+            }
+            // HAND_WINDOWS: the last thread's column goes on a window of G rows at a time,
+            // stored and published by the whole warp (one release a window, not a store, a
+            // fence and a release by one thread a row): lane s % G keeps the row the last
+            // thread finished at step s, and at a window's last step (and the stripe's) every
+            // lane stores its row, side by side, as int32 values, and lane 0 publishes them
+            if constexpr (HAND_WINDOWS) {
+                if (stripe + 1 < stripes) {                // uniform over the warp
+                    const unsigned last_h = __shfl_sync(FULL, L::bits(hg[K - 1]), G - 1, G);
+                    const unsigned last_f = AFFINE ? __shfl_sync(FULL, L::bits(f), G - 1, G) : 0u;
+                    if (t == s_in) {
+                        kept_h = last_h;
+                        kept_f = last_f;
+                    }
+                    if (s_in == G - 1 || s == iterations - 1) {
+                        const int row = s - s_in + t - G + 2;  // the row lane t keeps
+                        if (t <= s_in && row >= 1 && row <= Mw) {
+                            // the base has not moved since the window began
+                            const V h = L::from_bits(kept_h), fv = L::from_bits(kept_f);
+                            const unsigned w[4] = {(unsigned)(L::lane(h, 0) + base[0]),
+                                                   (unsigned)(L::lane(h, 1) + base[1]),
+                                                   (unsigned)(L::lane(fv, 0) + base[0]),
+                                                   (unsigned)(L::lane(fv, 1) + base[1])};
+                            store_words<4>(sc_write + 4 * row, w);
+                        }
+                        // the warp's stores (fenced at the readers' scope), then one release
+                        // of the rows through the last
+                        if constexpr (CLUSTER > 1) {
+                            asm volatile("fence.acq_rel.cluster;" ::: "memory");
+                        } else {
+                            __threadfence_block();
+                        }
+                        __syncwarp();
+                        const int through = min(s - G + 2, Mw);
+                        if (t == 0 && through >= 1)
+                            publish<CLUSTER>(&handed_rows[downstream % SPLIT], downstream / SPLIT,
+                                             write_base + through);
                     }
                 }
             }
