@@ -149,7 +149,7 @@ _SPLIT_BELOW_GROUPS = 1 << 12
 # 2.14 / 1.90 (global / semi-global affine, two alternating rounds)
 _CLUSTERS = (16, 8, 4, 2)
 _PORTABLE_CLUSTER = 8
-_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14  # CUfunction_attribute
+_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14  # CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
 _CLUSTER_ROUNDS = 1
 # a split launch's warps keep the stripe width of the pairs' tile (16 x 32 for DNA: 16
 # columns a thread), except where _split_columns gives them the tile's 32 columns a
@@ -414,9 +414,9 @@ def _split_long(
     """``launches`` with their pairs of long targets (each split warp gets a stripe) moved to
     split launches of ``_SPLIT`` warps a pair set, longest targets first, when they are too
     few to fill a device one group each; the longest of them span clusters of blocks of the
-    sizes ``clusters`` (widest first, :func:`_cluster_sizes`), each taking the sets that give
-    its warps (a non-portable cluster: those of 8 blocks) ``_CLUSTER_ROUNDS`` stripes or more.
-    ``n``: the target lengths of the launches' pairs,
+    sizes ``clusters`` (widest first, :func:`_cluster_sizes`): a size takes the sets whose
+    stripes give each warp of its cluster (for a non-portable size, of a cluster of 8)
+    ``_CLUSTER_ROUNDS`` stripes or more. ``n``: the target lengths of the launches' pairs,
     which run in the order of their 32-residue bins, capped at bin 255: a binary search
     finds the first long one. ``scoring`` (matrix, gap open, gap extend) lets the rebased
     lane's widest clusters take wide stripes where its reach allows (``_split_columns``)."""

@@ -393,7 +393,8 @@ __device__ __forceinline__ void align_dp(
     constexpr bool REBASED = L::REBASED;
     constexpr int REBASE_EVERY = 64;
     // split warps of the rebased lane hand their column on in windows of rows (below); the
-    // other lanes' split kernels would take registers past 2 blocks a multiprocessor for it
+    // offset form's wide split kernel would take 147 registers for it instead of 128 (past 2
+    // blocks a multiprocessor), and the other lanes' split kernels are not measured with it
     constexpr bool HAND_WINDOWS = SPLIT > 1 && REBASED;
     static_assert(!HAND_WINDOWS || REBASE_EVERY % G == 0, "a rebase starts a window of rows");
     // row by row, rows are published one at a time in a block; across a cluster every 32
