@@ -378,3 +378,42 @@ def test_busy_time_counts_overlapping_kernels_once() -> None:
         for begin, end in spans:
             covered[int(begin) : int(end)] = True
         assert busy_time(spans) == covered.sum()
+
+
+def test_launch_breakdown_sums_each_kind_of_launch() -> None:
+    """Launches of one kernel lane and shape are one kind: their seconds alone, pairs, cells
+    and longest target summed, the slowest kind first, with its rate alone."""
+    from types import SimpleNamespace
+
+    from seqwarp.bench.align_gpu_measure import launch_breakdown
+
+    def staged(lane: str, shape: tuple, pairs: list[int], registers: int) -> SimpleNamespace:
+        kernel = SimpleNamespace(num_regs=registers)
+        return SimpleNamespace(kernel_lane=lane, shape=shape, pairs=np.array(pairs), kernel=kernel)
+
+    m = np.array([100, 200, 300, 400, 500])
+    n = np.array([1000, 2000, 3000, 4000, 50_000])
+    launches = [
+        staged("s16x2-bytes-rebased", (32, 16, 8, 2), [0, 1], 110),
+        staged("s16x2-bytes-offset", (16, 32, 1, 1), [2], 128),
+        staged("s16x2-bytes-rebased", (32, 16, 8, 2), [3], 110),
+        staged("s16x2-bytes-rebased", (32, 16, 8, 16), [4], 112),
+    ]
+    kinds = launch_breakdown(launches, [0.002, 0.001, 0.003, 0.004], m, n)
+    assert [(k["cluster"], k["launches"], k["pairs"]) for k in kinds] == [
+        (2, 2, 3),
+        (16, 1, 1),
+        (1, 1, 1),
+    ]
+    two = kinds[0]
+    assert two["cells"] == 100 * 1000 + 200 * 2000 + 400 * 4000
+    assert two["longest_target"] == 4000 and two["registers"] == 110
+    assert two["seconds_alone"] == pytest.approx(0.005)
+    assert two["tcups_alone"] == pytest.approx(two["cells"] / 0.005 / 1e12)
+    assert (kinds[2]["tile"], kinds[2]["split"], kinds[2]["kernel_lane"]) == (
+        "16x32",
+        1,
+        "s16x2-bytes-offset",
+    )
+    with pytest.raises(ValueError):  # a time for every launch
+        launch_breakdown(launches, [0.001], m, n)

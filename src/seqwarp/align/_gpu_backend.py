@@ -539,6 +539,8 @@ class Staged:
     pairs: np.ndarray
     threads: int = _BLOCK  # per block
     kernel_lane: str = ""  # a key of _LANE_STRUCT (lane: what the caller asked for)
+    # threads a group, columns a thread, warps and blocks a pair set (_Launch's)
+    shape: tuple[int, int, int, int] = (0, 0, 1, 1)
 
     def launch(self) -> None:
         """Queue the kernel on the current stream (asynchronous)."""
@@ -912,6 +914,7 @@ def _stage_chunk(
         pairs.order[a:b],
         grid.threads,
         launch.kernel_lane,
+        (launch.group, launch.columns, launch.split, launch.cluster),
     )
 
 

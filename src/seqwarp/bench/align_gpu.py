@@ -13,7 +13,8 @@ Workloads (the evaluations of AnySeq/GPU, GASAL2 and CUDASW++4.0), each named
 * ``allpairs``: every read of a set against every other (``Aligner.score_matrix``), local
   affine, ``N`` reads as many as the time budget allows.
 * ``long``: PBSIM CLR reads (4-60 kbp) against their source regions, pair by pair,
-  global and semi-global affine, score only.
+  global and semi-global affine, score only; each row also says where its kernel time goes
+  (``launches``: each kind of launch timed alone, the slowest first).
 * ``protein``: real proteins of 100-1000 residues against a database of a million sequences
   (prokka's real proteomes plus shuffles of them), BLOSUM62, gaps 11/1, local, score only.
 
@@ -279,7 +280,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         reads, regions = long_set.reads[:count], long_set.regions[:count]
         name = f"long-{count}-{mode}-affine"
         long.append(Workload(name, "long", 0, reads, regions, dna_scoring("affine"), mode))
-        measured, exact = measure_score(long[-1], ["s16x2"], args.repeats, args.check)
+        measured, exact = measure_score(
+            long[-1], ["s16x2"], args.repeats, args.check, per_launch=True
+        )
         rows += measured
         scores[name] = exact[:, 0]
         _progress(console, measured[0])
@@ -318,3 +321,10 @@ def _progress(console: Console, row: dict) -> None:
         f"{row['equal_to_cpu']}/{row['checked_against_cpu']} == cpu"
     )
     console.print(f"{row['workload']} {row['output']}: {speeds} ({checks})")
+    for kind in row.get("launches", []):
+        console.print(
+            f"  {kind['seconds_alone'] * 1e3:8.2f} ms alone, {kind['tcups_alone']:.3f} TCUPS: "
+            f"{kind['kernel_lane']} {kind['tile']}, {kind['split']} warps x {kind['cluster']} "
+            f"blocks a pair set, {kind['pairs']} pairs up to {kind['longest_target']} "
+            f"columns, {kind['registers']} registers"
+        )

@@ -29,6 +29,7 @@ from .report import median_seconds
 __all__ = [
     "CEILING",
     "instruction_rates",
+    "launch_breakdown",
     "measure_all_pairs",
     "measure_protein",
     "measure_score",
@@ -89,6 +90,62 @@ def _time_kernels(staged: list[_gpu_backend.Staged], repeats: int) -> float:
     return statistics.median(times)
 
 
+def _time_each(staged: list[_gpu_backend.Staged], repeats: int) -> list[float]:
+    """Median seconds of each staged launch alone (CUDA events around it on the current
+    stream, after a warm-up launch)."""
+    import cupy as cp
+
+    seconds = []
+    for launch in staged:
+        launch.launch()
+        times = []
+        for _ in range(repeats):
+            start, stop = cp.cuda.Event(), cp.cuda.Event()
+            start.record()
+            launch.launch()
+            stop.record()
+            stop.synchronize()
+            times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+        seconds.append(statistics.median(times))
+    return seconds
+
+
+def launch_breakdown(
+    staged: Sequence[_gpu_backend.Staged], seconds: Sequence[float], m: np.ndarray, n: np.ndarray
+) -> list[dict]:
+    """Where a call's kernel time goes: per kind of launch (kernel lane and shape: threads a
+    group, columns a thread, warps and blocks a pair set), the seconds of its launches each
+    run alone, its pairs, cells and longest target, the slowest kind first. ``m`` and ``n``:
+    the query and target lengths by pair."""
+    kinds: dict[tuple, dict] = {}
+    for launch, took in zip(staged, seconds, strict=True):
+        group, columns, split, cluster = launch.shape
+        key = (launch.kernel_lane, *launch.shape)
+        kind = kinds.setdefault(
+            key,
+            {
+                "kernel_lane": launch.kernel_lane,
+                "tile": f"{group}x{columns}",
+                "split": split,
+                "cluster": cluster,
+                "launches": 0,
+                "pairs": 0,
+                "cells": 0,
+                "longest_target": 0,
+                "registers": int(launch.kernel.num_regs),
+                "seconds_alone": 0.0,
+            },
+        )
+        kind["launches"] += 1
+        kind["pairs"] += len(launch.pairs)
+        kind["cells"] += int(np.sum(m[launch.pairs] * n[launch.pairs]))
+        kind["longest_target"] = max(kind["longest_target"], int(n[launch.pairs].max(initial=0)))
+        kind["seconds_alone"] += took
+    for kind in kinds.values():
+        kind["tcups_alone"] = kind["cells"] / kind["seconds_alone"] / 1e12
+    return sorted(kinds.values(), key=lambda kind: -kind["seconds_alone"])
+
+
 def _results(staged: list[_gpu_backend.Staged], pairs: int) -> np.ndarray:
     """Run every staged launch once and gather the results in pair order."""
     out = np.empty((pairs, 3), dtype=np.int64)
@@ -125,10 +182,12 @@ def measure_score(
     repeats: int,
     check: int,
     tiles: Sequence[tuple[int, int]] = (),
+    per_launch: bool = False,
 ) -> tuple[list[dict], np.ndarray]:
     """Time every lane type (and, for the first lane, each of ``tiles`` in place of the
     default tile), checking each result against the int32 kernel and the CPU; returns the
-    rows and the int32 kernel's results."""
+    rows and the int32 kernel's results. ``per_launch``: the first lane's row also says where
+    its kernel time goes (``launches``: :func:`launch_breakdown`)."""
     s = work.scoring
     index = np.arange(len(work.queries), dtype=np.int64)
     args = (work.queries, work.targets, index, index, s.matrix, work.mode, s.gap_open, s.gap_extend)
@@ -176,6 +235,9 @@ def measure_score(
                 "equal_to_cpu": cpu_equal,
             }
         )
+        if per_launch and tile is None and lane == lanes[0]:
+            m, n = np.asarray(work.queries.lengths), np.asarray(work.targets.lengths)
+            rows[-1]["launches"] = launch_breakdown(staged, _time_each(staged, repeats), m, n)
         del staged
     return rows, exact
 
