@@ -323,7 +323,7 @@ def _plan(
     # one array for every launch: the narrow lane's pairs, then the others' (rebased s16x2 or
     # int32); the fused lanes in the offset form when asked (plan.offset_bound: it holds
     # whatever they hold)
-    table = table and _takes_table(matrix)
+    table = table and _class_table(matrix) is not None
     packed_lane = _kernel_lane(packed, offset, matrix, gap_extend, table)
     if narrow.all():
         parts = [(packed_lane, packed, 0, work, keys)]
@@ -396,13 +396,13 @@ def letter_classes(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return class_of, scores
 
 
-def _takes_table(matrix: np.ndarray) -> bool:
-    """Whether the s16x2 lane reads ``matrix`` through the class table: a large alphabet whose
-    table fits a block's shared memory."""
+def _class_table(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`letter_classes` of ``matrix`` when the s16x2 lane reads it through the class
+    table (a large alphabet whose table fits a block's shared memory), else None."""
     if matrix.shape[0] <= _TABLE_ABOVE_LETTERS:
-        return False
-    classes = len(letter_classes(np.asarray(matrix))[1])
-    return 4 * classes**3 <= _TABLE_MAX_BYTES
+        return None
+    classes = letter_classes(np.asarray(matrix))
+    return classes if 4 * len(classes[1]) ** 3 <= _TABLE_MAX_BYTES else None
 
 
 def _split_long(
@@ -948,8 +948,9 @@ def _data(cp: Any, matrix: np.ndarray, gap_open: int, gap_extend: int) -> dict:
         "gap_open": gap_open,
         "gap_extend": gap_extend,
     }
-    if _takes_table(matrix):
-        class_of, scores = letter_classes(np.asarray(matrix))
+    classes = _class_table(matrix)
+    if classes is not None:
+        class_of, scores = classes
         data["table"] = cp.asarray(np.concatenate([scores.ravel(), class_of]))
         data["classes"] = len(scores)
     return data

@@ -90,26 +90,6 @@ def _time_kernels(staged: list[_gpu_backend.Staged], repeats: int) -> float:
     return statistics.median(times)
 
 
-def _time_each(staged: list[_gpu_backend.Staged], repeats: int) -> list[float]:
-    """Median seconds of each staged launch alone (CUDA events around it on the current
-    stream, after a warm-up launch)."""
-    import cupy as cp
-
-    seconds = []
-    for launch in staged:
-        launch.launch()
-        times = []
-        for _ in range(repeats):
-            start, stop = cp.cuda.Event(), cp.cuda.Event()
-            start.record()
-            launch.launch()
-            stop.record()
-            stop.synchronize()
-            times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
-        seconds.append(statistics.median(times))
-    return seconds
-
-
 def launch_breakdown(
     staged: Sequence[_gpu_backend.Staged], seconds: Sequence[float], m: np.ndarray, n: np.ndarray
 ) -> list[dict]:
@@ -237,7 +217,8 @@ def measure_score(
         )
         if per_launch and tile is None and lane == lanes[0]:
             m, n = np.asarray(work.queries.lengths), np.asarray(work.targets.lengths)
-            rows[-1]["launches"] = launch_breakdown(staged, _time_each(staged, repeats), m, n)
+            alone = [_time_kernels([launch], repeats) for launch in staged]
+            rows[-1]["launches"] = launch_breakdown(staged, alone, m, n)
         del staged
     return rows, exact
 

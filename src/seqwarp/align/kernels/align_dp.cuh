@@ -522,6 +522,14 @@ __device__ __forceinline__ void align_dp(
         const bool handed = stripe > 0;
         // the handed-on column's row: (hg, F) bit patterns, or REBASED (hg A, hg B, F A, F B)
         // as int32 values
+        // REBASED: row `row` of the column handed on, both pairs' hg and F as int32 values
+        auto hand_int32 = [&](int row, auto h, auto fv) {
+            const unsigned w[4] = {(unsigned)(L::lane(h, 0) + base[0]),
+                                   (unsigned)(L::lane(h, 1) + base[1]),
+                                   (unsigned)(L::lane(fv, 0) + base[0]),
+                                   (unsigned)(L::lane(fv, 1) + base[1])};
+            store_words<4>(sc_write + 4 * row, w);
+        };
         auto column_of = [&](int row, unsigned (&x)[HANDED_WORDS]) {
             if (handed && row <= Mw) {
                 if constexpr (SPLIT > 1) wait_for<CLUSTER>(&handed_rows[group_in_block], read_base + row);
@@ -822,11 +830,7 @@ __device__ __forceinline__ void align_dp(
                 // the last thread hands its last column on to the next stripe, row by row
                 if (!HAND_WINDOWS && t == G - 1 && stripe + 1 < stripes) {
                     if constexpr (REBASED) {
-                        const unsigned w[4] = {(unsigned)(L::lane(hg[K - 1], 0) + base[0]),
-                                               (unsigned)(L::lane(hg[K - 1], 1) + base[1]),
-                                               (unsigned)(L::lane(f, 0) + base[0]),
-                                               (unsigned)(L::lane(f, 1) + base[1])};
-                        store_words<4>(sc_write + 4 * i, w);
+                        hand_int32(i, hg[K - 1], f);
                     } else {
                         sc_write[2 * i] = L::bits(hg[K - 1]);
                         sc_write[2 * i + 1] = L::bits(f);
@@ -855,12 +859,7 @@ __device__ __forceinline__ void align_dp(
                         const int row = s - s_in + t - G + 2;  // the row lane t keeps
                         if (t <= s_in && row >= 1 && row <= Mw) {
                             // the base has not moved since the window began
-                            const V h = L::from_bits(kept_h), fv = L::from_bits(kept_f);
-                            const unsigned w[4] = {(unsigned)(L::lane(h, 0) + base[0]),
-                                                   (unsigned)(L::lane(h, 1) + base[1]),
-                                                   (unsigned)(L::lane(fv, 0) + base[0]),
-                                                   (unsigned)(L::lane(fv, 1) + base[1])};
-                            store_words<4>(sc_write + 4 * row, w);
+                            hand_int32(row, L::from_bits(kept_h), L::from_bits(kept_f));
                         }
                         // the warp's stores (fenced at the readers' scope), then one release
                         // of the rows through the last
