@@ -103,7 +103,11 @@ INSTANCES = {
             ("s16x2-bytes-offset", "s16x2-bytes-rebased"),
         )
     ]
-    + [_gpu_backend.kernel_name("global", True, "s16x2-bytes-offset", 32, 32, split=8)],
+    + [_gpu_backend.kernel_name("global", True, "s16x2-bytes-offset", 32, 32, split=8)]
+    + [
+        _gpu_backend.kernel_name(mode, True, "s16x2-bytes-rebased", 32, 32, split=8, cluster=c)
+        for mode, c in itertools.product(("global", "semi-global"), (1, 2))
+    ],
     "align_trace.cu": [
         _gpu_traceback.fill_name(mode, affine, lane, 32, 16)
         for mode, affine, lane in itertools.product(
@@ -644,9 +648,9 @@ def test_few_long_targets_move_to_split_launches(monkeypatch: pytest.MonkeyPatch
 
 def test_split_warps_take_wide_stripes_where_measured_and_held() -> None:
     """Split warps take the tile's 32 columns a thread (stripes of 1,024) on the offset form's
-    byte-profile lane, and on the rebased one only on clusters of 8 (the widest portable ones)
-    where its reach over such a stripe holds; the other lanes, and clusters of 16, keep the
-    tile's stripe width (16 columns a thread)."""
+    byte-profile lane, and on the rebased one up to clusters of 8 (the portable ones) where
+    its reach over such a stripe holds; the other lanes, and clusters of 16, keep the tile's
+    stripe width (16 columns a thread). Each cluster size counts stripes at its own width."""
     dna = Scoring.dna(2, -1, 2, 1)
     scoring = (dna.matrix, 2, 1)
     # +5/-4 10/1: a step of 16, reach 9,778 over 512 columns, 17,970 over 1,024
@@ -661,22 +665,42 @@ def test_split_warps_take_wide_stripes_where_measured_and_held() -> None:
         return _gpu_backend._split_columns(launch, blocks, given)
 
     assert [columns("s16x2-bytes-offset", b) for b in (1, 2, 8, 16)] == [32, 32, 32, 32]
-    assert [columns("s16x2-bytes-rebased", b) for b in (1, 2, 4, 8, 16)] == [16, 16, 16, 32, 16]
+    assert [columns("s16x2-bytes-rebased", b) for b in (1, 2, 4, 8, 16)] == [32, 32, 32, 32, 16]
     assert columns("s16x2-bytes-rebased", 8, None) == 16
-    assert columns("s16x2-bytes-rebased", 8, wide_steps) == 16
+    assert columns("s16x2-bytes-rebased", 2, wide_steps) == 16
     assert columns("s16x2-offset", 8) == columns("s32-offset", 8) == columns("s32", 1) == 16
-    # through _split_long: the longest pairs (64 stripes of 512) on clusters of 8, wide, or
-    # where clusters of 16 run, on those at the tile's width
-    n = np.array([40_000, 33_000, 20_000, 9_000], dtype=np.int64)
+    # through _split_long, the 8 warps of a block taking stripes of 1,024 on up to 8 blocks a
+    # set, of 512 on 16: clusters of 16 from 64 stripes of 512 (32,257 residues on), of 8
+    # from 64 of 1,024, of 4 from 32 (31,745 on), of 2 from 16 (15,361 on)
+    n = np.array([70_000, 40_000, 32_000, 31_000, 15_500, 15_000, 9_000], dtype=np.int64)
     plan = _gpu_backend._plan(n.copy(), n, dna.matrix, 2, 1, "auto", offset=True)
     assert {x.kernel_lane for x in plan} == {"s16x2-bytes-rebased"}
-    for clusters, widest, wide in (((8, 4, 2), 8, 32), ((16, 8, 4, 2), 16, 16)):
+    found = {}
+    for clusters in ((8, 4, 2), (16, 8, 4, 2)):
         split = _gpu_backend._split_long(plan, n, clusters, scoring=scoring)
-        assert [(x.cluster, x.columns, n[x.pairs].tolist()) for x in split] == [
-            (widest, wide, [40_000, 33_000]),
-            (4, 16, [20_000]),
-            (2, 16, [9_000]),
-        ]
+        found[clusters] = [(x.cluster, x.columns, n[x.pairs].tolist()) for x in split]
+    assert found[(8, 4, 2)] == [
+        (8, 32, [70_000]),
+        (4, 32, [40_000, 32_000]),
+        (2, 32, [31_000, 15_500]),
+        (1, 32, [15_000, 9_000]),
+    ]
+    assert found[(16, 8, 4, 2)] == [
+        (16, 16, [70_000, 40_000]),
+        (4, 32, [32_000]),
+        (2, 32, [31_000, 15_500]),
+        (1, 32, [15_000, 9_000]),
+    ]
+    # where the reach over 1,024 columns does not hold, every size counts stripes of 512:
+    # clusters of 8 from 64 (32,257 on), of 4 from 32 (15,873 on), of 2 from 16 (7,681 on)
+    steps = _gpu_backend._plan(n.copy(), n, wide_steps[0], 10, 1, "auto", offset=True)
+    assert {x.kernel_lane for x in steps} == {"s16x2-bytes-rebased"}
+    narrow = _gpu_backend._split_long(steps, n, (8, 4, 2), scoring=wide_steps)
+    assert [(x.cluster, x.columns, n[x.pairs].tolist()) for x in narrow] == [
+        (8, 16, [70_000, 40_000]),
+        (4, 16, [32_000, 31_000]),
+        (2, 16, [15_500, 15_000, 9_000]),
+    ]
 
 
 def test_longest_split_targets_first_and_on_clusters(monkeypatch: pytest.MonkeyPatch) -> None:

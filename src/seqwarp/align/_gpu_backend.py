@@ -146,22 +146,32 @@ _SPLIT_BELOW_GROUPS = 1 << 12
 # Past 8 blocks a cluster is non-portable: Hopper runs 16 once a kernel allows it, and those
 # take the sets clusters of 8 would (one round of 128 warps at the tile's stripe width instead
 # of 64 warps on wide stripes): kernels of the benchmark's long reads 2.18 / 1.98 TCUPS against
-# 2.14 / 1.90 (global / semi-global affine, two alternating rounds)
+# 2.14 / 1.90 (global / semi-global affine, two alternating rounds). A size counts stripes
+# at the width its warps take (_split_columns). One block a set is the most efficient: alone,
+# the long reads' sets of up to 16 kbp ran 3.41 TCUPS on one block each, those of 8-16 kbp
+# 2.39 on clusters of 2; so clusters take only the sets that would otherwise bound a call.
+# The long reads' kernels, wide stripes below clusters of 16, clusters of 16 from 32 kbp
+# (global / semi-global affine, two alternating rounds): clusters of 4 from 16 kbp and of
+# 2 from 8 kbp (stripes counted at the tile's width) 2.67 / 2.38 TCUPS; of 4 from 16, 20 or
+# 24 kbp 3.01 / 2.64, 2.85 / 2.52, 2.87 / 2.53; with the offset form's semi-global split
+# kernel bounded (_split_columns), of 4 from 16 kbp 3.01 / 2.74, of 2 from 16 kbp (as
+# counted now) 3.05 / 2.78, of 4 from 24 kbp and of 2 from 16 kbp 2.37 / 2.17
 _CLUSTERS = (16, 8, 4, 2)
 _PORTABLE_CLUSTER = 8
 _NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14  # CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
 _CLUSTER_ROUNDS = 1
 # a split launch's warps keep the stripe width of the pairs' tile (16 x 32 for DNA: 16
 # columns a thread), except where _split_columns gives them the tile's 32 columns a
-# thread (stripes of 1,024): the offset form's byte-profile lane (128 registers, 16 warps a
-# multiprocessor still; SASS of the row loop 6.5 instructions a cell against 9.4) and the
-# rebased lane on clusters of 8 blocks, the longest pair sets, whose walk down the rows bounds
-# a call (half the rounds; 157 registers, 8 warps a multiprocessor). Measured on one H200, the
+# thread (stripes of 1,024, kernels bounded to 128 registers: align_score.cu's min_blocks):
+# the 16-bit lanes with a byte profile in the offset form, and in the rebased form up to
+# clusters of 8 where its reach over such a stripe holds. Measured on one H200, the
 # benchmark's long reads, two alternating rounds, kernels TCUPS (global affine / semi-global
-# affine): stripe width kept 1.94 / 1.78; wide as above 2.14 / 1.91; wide on every split
-# launch 1.80 / 1.65 (alone, the rebased launches of clusters of 2 and 4 took 69 ms against
-# 61 and 59 against 45; that of clusters of 8, the longest pairs, 42 against 56; their pairs
-# differ a little, as the split threshold follows the stripe width there)
+# affine), the cluster sizes' thresholds of the time: stripe width kept 2.54 / 2.11; wide on
+# clusters of 8 only (the longest sets) 2.54 / 2.10; wide up to clusters of 8 2.67 / 2.38;
+# clusters of 4 kept at the tile's width 2.96 / 2.65 against 3.01 / 2.74 wide. The offset
+# form's semi-global kernel bounded too: 151 -> 128 registers, its launch alone 9.6 -> 7.1
+# ms. Unbounded (151-162 registers, 8 warps a multiprocessor) wide stripes on every split
+# launch had lost: 1.80 / 1.65 against 1.94 / 1.78 (before the windows of handed-on rows)
 # (threads per group, columns per thread) by the widest target each holds in one stripe
 # (measured on the H200: 16 x 32 beats 32 x 16 by 8-16 % at 512 bp, more columns per thread
 # amortising each row's shuffles and profile loads)
@@ -415,11 +425,12 @@ def _split_long(
     split launches of ``_SPLIT`` warps a pair set, longest targets first, when they are too
     few to fill a device one group each; the longest of them span clusters of blocks of the
     sizes ``clusters`` (widest first, :func:`_cluster_sizes`): a size takes the sets whose
-    stripes give each warp of its cluster (for a non-portable size, of a cluster of 8)
-    ``_CLUSTER_ROUNDS`` stripes or more. ``n``: the target lengths of the launches' pairs,
-    which run in the order of their 32-residue bins, capped at bin 255: a binary search
-    finds the first long one. ``scoring`` (matrix, gap open, gap extend) lets the rebased
-    lane's widest clusters take wide stripes where its reach allows (``_split_columns``)."""
+    stripes, as wide as its warps take them (``_split_columns``), give each warp of its
+    cluster (for a non-portable size, of a cluster of 8) ``_CLUSTER_ROUNDS`` stripes or more.
+    ``n``: the target lengths of the launches' pairs, which run in the order of their
+    32-residue bins, capped at bin 255: a binary search finds the first long one. ``scoring``
+    (matrix, gap open, gap extend) lets the rebased lane take wide stripes where its reach
+    allows."""
     result = []
     for launch in launches:
         cols = launch.group * launch.columns
@@ -440,9 +451,9 @@ def _split_long(
         # longest first: the sets that take longest start first, the last ones are short
         moved = launch.pairs[cut:]
         moved = moved[np.argsort(-n[moved], kind="stable")]
-        stripes = -(-n[moved] // cols)
         at = 0
         for blocks in clusters:
+            stripes = -(-n[moved] // (32 * _split_columns(launch, blocks, scoring)))
             fewest = _CLUSTER_ROUNDS * _SPLIT * min(blocks, _PORTABLE_CLUSTER)
             end = int(np.searchsorted(-stripes, -fewest, side="right"))
             if end > at:
@@ -457,17 +468,17 @@ def _split_columns(
     launch: _Launch, blocks: int, scoring: tuple[np.ndarray, int, int] | None
 ) -> int:
     """Columns a thread of ``launch``'s pairs takes on split warps of ``blocks`` blocks a set:
-    the tile's own (a stripe of 32 of them, wider than the tile's) for the offset form's
-    16-bit lane with a byte profile, and for the rebased one on the widest portable clusters
-    where its reach over such a stripe holds; else as many as keep the tile's stripe width
-    (measured: beside ``_CLUSTERS``; a 16-bit profile would double the profiles' shared
-    memory)."""
+    the tile's own (a stripe of 32 of them, wider than the tile's) for the 16-bit lane with a
+    byte profile in the offset form, and in the rebased form on portable clusters (or one
+    block) where its reach over such a stripe holds; else as many as keep the tile's stripe
+    width (measured: beside ``_TILES_DNA``; a 16-bit profile would double the profiles'
+    shared memory)."""
     lane = launch.kernel_lane
     wide = lane.startswith("s16x2-bytes") and (
         lane.endswith("-offset")
         or (
             lane.endswith("-rebased")
-            and blocks == _PORTABLE_CLUSTER
+            and blocks <= _PORTABLE_CLUSTER
             and scoring is not None
             and _rebased_holds(*scoring, 32 * launch.columns)
         )

@@ -18,10 +18,12 @@ namespace seqwarp {
 // and the 512 bp kernel ran 13 % faster; the other kernels ran 1-6 % slower so), the rebased
 // lane's global affine scores with a byte profile 4 (128 registers instead of 150, 16 warps
 // instead of 12: 40,000 pairs of 8 kbp ran 4.22 TCUPS against 4.12; semi-global scores and
-// 16-bit profiles then spill), the rest none
-template <int MODE, bool AFFINE, class L, int SPLIT>
+// 16-bit profiles then spill), split warps of 32 columns a thread 2 (128 registers instead of
+// 151-162, 16 warps instead of 8, at most 68 bytes of spills; unbounded, such wide stripes
+// lost to narrower ones, bounded they win: _gpu_backend._split_columns), the rest none
+template <int MODE, bool AFFINE, class L, int K, int SPLIT>
 constexpr int min_blocks() {
-    if constexpr (SPLIT > 1) return 0;
+    if constexpr (SPLIT > 1) return K == 32 ? 2 : 0;
     if constexpr (L::TABLE) return 3;
     if constexpr (L::REBASED && sizeof(typename L::P) == 1 && MODE == GLOBAL && AFFINE) return 4;
     return MODE == GLOBAL && !AFFINE ? 1 : 0;
@@ -29,7 +31,7 @@ constexpr int min_blocks() {
 
 template <int MODE, bool AFFINE, class L, int K, int G, int SPLIT = 1>
 __global__ void __launch_bounds__(SPLIT > 1 ? 32 * SPLIT : L::TABLE ? 256 : 128,
-                                  min_blocks<MODE, AFFINE, L, SPLIT>()) align_score(
+                                  min_blocks<MODE, AFFINE, L, K, SPLIT>()) align_score(
     const unsigned char* __restrict__ codes,
     const long long* __restrict__ q_start,
     const int* __restrict__ q_len,
@@ -50,7 +52,8 @@ __global__ void __launch_bounds__(SPLIT > 1 ? 32 * SPLIT : L::TABLE ? 256 : 128,
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 template <int MODE, bool AFFINE, class L, int K, int SPLIT, int CLUSTER>
-__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(32 * SPLIT) align_score_cluster(
+__global__ void __cluster_dims__(CLUSTER, 1, 1)
+    __launch_bounds__(32 * SPLIT, (min_blocks<MODE, AFFINE, L, K, SPLIT>())) align_score_cluster(
     const unsigned char* __restrict__ codes,
     const long long* __restrict__ q_start,
     const int* __restrict__ q_len,
