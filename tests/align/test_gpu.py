@@ -170,7 +170,7 @@ def _long_pairs(seed: int, letters: int, count: int, shortest: int, longest: int
 
 
 @pytest.mark.parametrize(
-    "clusters", [(), (8, 4, 2), (16, 8, 4, 2)], ids=["block", "portable", "non-portable"]
+    "clusters", [(), (8, 4, 2), (16, 2)], ids=["block", "portable", "non-portable"]
 )
 @pytest.mark.parametrize("split", [8, 3])
 @pytest.mark.parametrize(
@@ -189,7 +189,7 @@ def test_long_targets_on_split_warps(
 ) -> None:
     """Few pairs of long targets run on several warps a pair set (``_SPLIT``, a pipeline of
     stripes handed from warp to warp), and the longest of them on clusters of 2, 4 and 8 such
-    blocks, or of 16 (non-portable, where the device allows it): every field equals the CPU
+    blocks, or of 2 and 16 (non-portable, where the device allows it): every field equals the CPU
     backend's, with stripe counts that are and are not multiples of the warps."""
     if clusters and not set(clusters) <= set(_gpu_backend._cluster_sizes(0)):
         pytest.skip(f"the device launches clusters of {_gpu_backend._cluster_sizes(0)} blocks")
@@ -214,7 +214,7 @@ def test_long_targets_on_split_warps(
     launches = _gpu_backend._split_long(plan, n, clusters)
     assert split in {x.split for x in launches}
     if clusters:
-        assert {2, 4, clusters[0]} <= {x.cluster for x in launches}
+        assert set(clusters) <= {x.cluster for x in launches}
     _compare(queries, targets, scoring, mode, lanes)
 
 

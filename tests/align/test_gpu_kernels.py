@@ -596,7 +596,7 @@ def test_split_grid_takes_a_block_of_warps_per_pair_set() -> None:
 def test_clusters_past_8_blocks_only_where_hopper_runs_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Cluster sizes by compute capability: none before 9.0, 16 on Hopper (non-portable) and
+    """Cluster sizes by compute capability: none before 9.0, 16 (non-portable) and 2 on Hopper,
     the portable ones after it; a grid of clusters of 16 allows its kernel that size first
     (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED), one of 8 leaves it as it is."""
     found = {}
@@ -605,7 +605,7 @@ def test_clusters_past_8_blocks_only_where_hopper_runs_them(
         cuda = types.SimpleNamespace(Device=lambda ordinal, device=device: device)
         monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(cuda=cuda))
         found[capability] = _gpu_backend._cluster_sizes.__wrapped__(0)
-    assert found == {"80": (), "90": (16, 8, 4, 2), "100": (8, 4, 2), "120": (8, 4, 2)}
+    assert found == {"80": (), "90": (16, 2), "100": (8, 4, 2), "120": (8, 4, 2)}
 
     calls = []
     driver = types.SimpleNamespace(funcSetAttribute=lambda *args: calls.append(args))
@@ -676,7 +676,7 @@ def test_split_warps_take_wide_stripes_where_measured_and_held() -> None:
     plan = _gpu_backend._plan(n.copy(), n, dna.matrix, 2, 1, "auto", offset=True)
     assert {x.kernel_lane for x in plan} == {"s16x2-bytes-rebased"}
     found = {}
-    for clusters in ((8, 4, 2), (16, 8, 4, 2)):
+    for clusters in ((8, 4, 2), (16, 2)):
         split = _gpu_backend._split_long(plan, n, clusters, scoring=scoring)
         found[clusters] = [(x.cluster, x.columns, n[x.pairs].tolist()) for x in split]
     assert found[(8, 4, 2)] == [
@@ -685,10 +685,9 @@ def test_split_warps_take_wide_stripes_where_measured_and_held() -> None:
         (2, 32, [31_000, 15_500]),
         (1, 32, [15_000, 9_000]),
     ]
-    assert found[(16, 8, 4, 2)] == [
+    assert found[(16, 2)] == [
         (16, 16, [70_000, 40_000]),
-        (4, 32, [32_000]),
-        (2, 32, [31_000, 15_500]),
+        (2, 32, [32_000, 31_000, 15_500]),
         (1, 32, [15_000, 9_000]),
     ]
     # where the reach over 1,024 columns does not hold, every size counts stripes of 512:

@@ -155,8 +155,14 @@ _SPLIT_BELOW_GROUPS = 1 << 12
 # 2 from 8 kbp (stripes counted at the tile's width) 2.67 / 2.38 TCUPS; of 4 from 16, 20 or
 # 24 kbp 3.01 / 2.64, 2.85 / 2.52, 2.87 / 2.53; with the offset form's semi-global split
 # kernel bounded (_split_columns), of 4 from 16 kbp 3.01 / 2.74, of 2 from 16 kbp (as
-# counted now) 3.05 / 2.78, of 4 from 24 kbp and of 2 from 16 kbp 2.37 / 2.17
-_CLUSTERS = (16, 8, 4, 2)
+# counted now) 3.05 / 2.78, of 4 from 24 kbp and of 2 from 16 kbp 2.37 / 2.17. Each size is
+# one more launch, and a call's launches take its _STREAMS streams in turn: a small launch of
+# long sets ahead of the large one-block launch on its stream holds that one back (clusters
+# of 16, 4 and 2, the 2 sets of 31.7-31.8 kbp on clusters of 4: 2.25 / 2.04), so Hopper
+# takes clusters of 16 and 2 only (_HOPPER_CLUSTERS; later devices, not measured, the
+# portable sizes)
+_CLUSTERS = (8, 4, 2)
+_HOPPER_CLUSTERS = (16, 2)
 _PORTABLE_CLUSTER = 8
 _NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14  # CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
 _CLUSTER_ROUNDS = 1
@@ -511,14 +517,15 @@ def _split_launch(
 
 @cache
 def _cluster_sizes(ordinal: int) -> tuple[int, ...]:
-    """The cluster sizes of ``_CLUSTERS`` that device ``ordinal`` launches: none before compute
-    capability 9.0; the non-portable ones on Hopper (9.x), which documents clusters of 16."""
+    """The cluster sizes that device ``ordinal`` launches: none before compute capability
+    9.0; ``_HOPPER_CLUSTERS`` on Hopper (9.x), which documents the non-portable 16, else
+    ``_CLUSTERS``."""
     import cupy as cp
 
     capability = int(cp.cuda.Device(ordinal).compute_capability)
     if capability < 90:
         return ()
-    return tuple(b for b in _CLUSTERS if b <= _PORTABLE_CLUSTER or capability // 10 == 9)
+    return _HOPPER_CLUSTERS if capability // 10 == 9 else _CLUSTERS
 
 
 def _narrow(
