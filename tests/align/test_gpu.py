@@ -191,8 +191,11 @@ def test_long_targets_on_split_warps(
     stripes handed from warp to warp), and the longest of them on clusters of 2, 4 and 8 such
     blocks, or of 2 and 16 (non-portable, where the device allows it): every field equals the CPU
     backend's, with stripe counts that are and are not multiples of the warps."""
-    if clusters and not set(clusters) <= set(_gpu_backend._cluster_sizes(0)):
-        pytest.skip(f"the device launches clusters of {_gpu_backend._cluster_sizes(0)} blocks")
+    capability = int(cupy.cuda.Device(0).compute_capability)
+    # clusters from compute capability 9.0, past 8 blocks on Hopper only (whatever sizes the
+    # engine picks there, _cluster_sizes)
+    if clusters and (capability < 90 or (max(clusters) > 8 and capability // 10 != 9)):
+        pytest.skip(f"compute capability {capability} launches no clusters of {clusters} blocks")
     monkeypatch.setattr(_gpu_backend, "_SPLIT", split)
     monkeypatch.setattr(_gpu_backend, "_CLUSTER_ROUNDS", 1)
     monkeypatch.setattr(_gpu_backend, "_cluster_sizes", lambda ordinal: clusters)
