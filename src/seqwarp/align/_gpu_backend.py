@@ -459,14 +459,16 @@ def _split_long(
         moved = moved[np.argsort(-n[moved], kind="stable")]
         at = 0
         for blocks in clusters:
-            stripes = -(-n[moved] // (32 * _split_columns(launch, blocks, scoring)))
+            columns = _split_columns(launch, blocks, scoring)
+            stripes = -(-n[moved] // (32 * columns))
             fewest = _CLUSTER_ROUNDS * _SPLIT * min(blocks, _PORTABLE_CLUSTER)
             end = int(np.searchsorted(-stripes, -fewest, side="right"))
             if end > at:
-                result.append(_split_launch(launch, moved, at, end, cut, blocks, scoring))
+                result.append(_split_launch(launch, moved[at:end], cut + at, blocks, columns))
                 at = end
         if at < len(moved):
-            result.append(_split_launch(launch, moved, at, len(moved), cut, 1, scoring))
+            columns = _split_columns(launch, 1, scoring)
+            result.append(_split_launch(launch, moved[at:], cut + at, 1, columns))
     return result
 
 
@@ -493,23 +495,17 @@ def _split_columns(
 
 
 def _split_launch(
-    launch: _Launch,
-    moved: np.ndarray,
-    a: int,
-    b: int,
-    cut: int,
-    blocks: int,
-    scoring: tuple[np.ndarray, int, int] | None = None,
+    launch: _Launch, pairs: np.ndarray, after: int, blocks: int, columns: int
 ) -> _Launch:
-    """The split launch of ``moved[a:b]``, pairs that follow the first ``cut`` of ``launch``:
-    32-thread groups of ``_split_columns`` columns a thread, ``_SPLIT`` warps a block,
-    ``blocks`` blocks a pair set."""
+    """The split launch of ``pairs``, which follow the first ``after`` of ``launch``'s in the
+    call's order: 32-thread groups of ``columns`` columns a thread (``_split_columns``),
+    ``_SPLIT`` warps a block, ``blocks`` blocks a pair set."""
     return replace(
         launch,
         group=32,
-        columns=_split_columns(launch, blocks, scoring),
-        pairs=moved[a:b],
-        start=launch.start + cut + a,
+        columns=columns,
+        pairs=pairs,
+        start=launch.start + after,
         split=_SPLIT,
         cluster=blocks,
     )
