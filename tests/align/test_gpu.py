@@ -169,9 +169,7 @@ def _long_pairs(seed: int, letters: int, count: int, shortest: int, longest: int
     return queries, targets
 
 
-@pytest.mark.parametrize(
-    "clusters", [(), (8, 4, 2), (16, 2)], ids=["block", "portable", "non-portable"]
-)
+@pytest.mark.parametrize("clusters", [(), (8, 4, 2)], ids=["block", "clusters"])
 @pytest.mark.parametrize("split", [8, 3])
 @pytest.mark.parametrize(
     ("alphabet", "lanes"), [("dna", "auto"), ("dna", "s32"), ("protein", "auto")]
@@ -189,14 +187,11 @@ def test_long_targets_on_split_warps(
 ) -> None:
     """Few pairs of long targets run on several warps a pair set (``_SPLIT``, a pipeline of
     stripes handed from warp to warp), and the longest of them on clusters of 2, 4 and 8 such
-    blocks, or of 2 and 16 (non-portable, where the device allows it): every field equals the CPU
-    backend's, with stripe counts that are and are not multiples of the warps."""
+    blocks: every field equals the CPU backend's, with stripe counts that are and are not
+    multiples of the warps."""
     capability = int(cupy.cuda.Device(0).compute_capability)
-    # clusters from compute capability 9.0, non-portable sizes on Hopper only (whatever sizes
-    # the engine picks there, _cluster_sizes)
-    past_portable = max(clusters, default=0) > _gpu_backend._PORTABLE_CLUSTER
-    if clusters and (capability < 90 or (past_portable and capability // 10 != 9)):
-        pytest.skip(f"compute capability {capability} launches no clusters of {clusters} blocks")
+    if clusters and capability < 90:
+        pytest.skip(f"compute capability {capability} launches no clusters")
     monkeypatch.setattr(_gpu_backend, "_SPLIT", split)
     monkeypatch.setattr(_gpu_backend, "_CLUSTER_ROUNDS", 1)
     monkeypatch.setattr(_gpu_backend, "_cluster_sizes", lambda ordinal: clusters)
@@ -206,7 +201,7 @@ def test_long_targets_on_split_warps(
     longest = (5 if clusters else 3) * shortest
     # fewer pairs for the clusters' longer targets (the CPU backend runs them one by one)
     queries, targets = _long_pairs(seed, letters, 6 if clusters else 12, shortest, longest)
-    if clusters:  # and pairs of 2, 4 and 8 stripes a warp of a block: clusters of 2, 4, 8 or 16
+    if clusters:  # and pairs of 2, 4 and 8 stripes a warp of a block: clusters of 2, 4 or 8
         rng = np.random.default_rng(seed)
         for length in (2 * shortest, 4 * shortest, 8 * shortest):
             targets.append(rng.integers(letters, size=length, dtype=np.uint8))

@@ -92,7 +92,7 @@ INSTANCES = {
     + [_gpu_backend.kernel_name("global", True, "s16x2-bytes-rebased", 32, 16)]
     + [
         _gpu_backend.kernel_name(mode, True, "s16x2-bytes-rebased", 16, 32, split=8, cluster=c)
-        for mode, c in itertools.product(("global", "semi-global"), (1, 8, 16))
+        for mode, c in itertools.product(("global", "semi-global"), (1, 8))
     ]
     # wide stripes on split warps (_split_columns)
     + [
@@ -593,33 +593,22 @@ def test_split_grid_takes_a_block_of_warps_per_pair_set() -> None:
     )
 
 
-def test_clusters_past_8_blocks_only_where_hopper_runs_them(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Cluster sizes by compute capability: none before 9.0, 16 (non-portable) and 2 on Hopper,
-    the portable ones after it; a grid of clusters of 16 allows its kernel that size first
-    (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED), one of 8 leaves it as it is."""
+def test_clusters_from_compute_capability_9(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cluster sizes by compute capability: none before 9.0, the portable 8, 4 and 2 from it;
+    a grid of clusters takes a block per cluster member, all of L1 as shared memory."""
     found = {}
     for capability in ("80", "90", "100", "120"):
         device = types.SimpleNamespace(compute_capability=capability)
         cuda = types.SimpleNamespace(Device=lambda ordinal, device=device: device)
         monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(cuda=cuda))
         found[capability] = _gpu_backend._cluster_sizes.__wrapped__(0)
-    assert found == {"80": (), "90": (16, 2), "100": (8, 4, 2), "120": (8, 4, 2)}
+    assert found == {"80": (), "90": (8, 4, 2), "100": (8, 4, 2), "120": (8, 4, 2)}
 
-    calls = []
-    driver = types.SimpleNamespace(funcSetAttribute=lambda *args: calls.append(args))
-    for name in ("cupy_backends", "cupy_backends.cuda"):
-        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
-    api = types.SimpleNamespace(driver=driver)
-    monkeypatch.setitem(sys.modules, "cupy_backends.cuda.api", api)
-    kernel = types.SimpleNamespace(kernel=types.SimpleNamespace(ptr=1234), shared_size_bytes=0)
-    launch = _gpu_backend._Launch("s16x2", "s16x2-bytes-rebased", 32, 16, np.arange(4), split=8)
-    for cluster in (8, 16):
-        grid = _gpu_backend._Grid.of(replace(launch, cluster=cluster), 2, 9000, 60000, 5)
-        assert (grid.cluster, grid.blocks) == (cluster, cluster)
-        grid.configure(kernel)
-    assert calls == [(1234, 14, 1)]
+    kernel = types.SimpleNamespace(shared_size_bytes=0)
+    launch = _gpu_backend._Launch("s16x2", "s16x2-bytes-rebased", 32, 32, np.arange(4), split=8)
+    grid = _gpu_backend._Grid.of(replace(launch, cluster=8), 2, 9000, 60000, 5)
+    assert (grid.cluster, grid.blocks) == (8, 8)
+    grid.configure(kernel)
     assert kernel.preferred_shared_memory_carveout == 100
 
 
@@ -648,9 +637,9 @@ def test_few_long_targets_move_to_split_launches(monkeypatch: pytest.MonkeyPatch
 
 def test_split_warps_take_wide_stripes_where_measured_and_held() -> None:
     """Split warps take the tile's 32 columns a thread (stripes of 1,024) on the offset form's
-    byte-profile lane, and on the rebased one up to clusters of 8 (the portable ones) where
-    its reach over such a stripe holds; the other lanes, and clusters of 16, keep the tile's
-    stripe width (16 columns a thread). Each cluster size counts stripes at its own width."""
+    byte-profile lane, and on the rebased one where its reach over such a stripe holds; the
+    other lanes keep the tile's stripe width (16 columns a thread). Cluster sizes count
+    stripes at the width the warps take."""
     dna = Scoring.dna(2, -1, 2, 1)
     scoring = (dna.matrix, 2, 1)
     # +5/-4 10/1: a step of 16, reach 9,778 over 512 columns, 17,970 over 1,024
@@ -659,35 +648,26 @@ def test_split_warps_take_wide_stripes_where_measured_and_held() -> None:
     assert not _gpu_backend._rebased_holds(*wide_steps, 1024)
     pairs = np.arange(4)
 
-    def columns(kernel_lane: str, blocks: int, given=scoring) -> int:
+    def columns(kernel_lane: str, given=scoring) -> int:
         lane = "s32" if kernel_lane.startswith("s32") else "s16x2"
         launch = _gpu_backend._Launch(lane, kernel_lane, 16, 32, pairs)
-        return _gpu_backend._split_columns(launch, blocks, given)
+        return _gpu_backend._split_columns(launch, given)
 
-    assert [columns("s16x2-bytes-offset", b) for b in (1, 2, 8, 16)] == [32, 32, 32, 32]
-    assert [columns("s16x2-bytes-rebased", b) for b in (1, 2, 4, 8, 16)] == [32, 32, 32, 32, 16]
-    assert columns("s16x2-bytes-rebased", 8, None) == 16
-    assert columns("s16x2-bytes-rebased", 2, wide_steps) == 16
-    assert columns("s16x2-offset", 8) == columns("s32-offset", 8) == columns("s32", 1) == 16
-    # through _split_long, the 8 warps of a block taking stripes of 1,024 on up to 8 blocks a
-    # set, of 512 on 16: clusters of 16 from 64 stripes of 512 (32,257 residues on), of 8
-    # from 64 of 1,024, of 4 from 32 (31,745 on), of 2 from 16 (15,361 on)
+    assert columns("s16x2-bytes-offset") == columns("s16x2-bytes-rebased") == 32
+    assert columns("s16x2-bytes-offset", None) == 32
+    assert columns("s16x2-bytes-rebased", None) == 16
+    assert columns("s16x2-bytes-rebased", wide_steps) == 16
+    assert columns("s16x2-offset") == columns("s32-offset") == columns("s32") == 16
+    # through _split_long, the 8 warps of a block taking stripes of 1,024: clusters of 8
+    # from 64 stripes (64,513 residues on), of 4 from 32 (31,745 on), of 2 from 16 (15,361 on)
     n = np.array([70_000, 40_000, 32_000, 31_000, 15_500, 15_000, 9_000], dtype=np.int64)
     plan = _gpu_backend._plan(n.copy(), n, dna.matrix, 2, 1, "auto", offset=True)
     assert {x.kernel_lane for x in plan} == {"s16x2-bytes-rebased"}
-    found = {}
-    for clusters in ((8, 4, 2), (16, 2)):
-        split = _gpu_backend._split_long(plan, n, clusters, scoring=scoring)
-        found[clusters] = [(x.cluster, x.columns, n[x.pairs].tolist()) for x in split]
-    assert found[(8, 4, 2)] == [
+    split = _gpu_backend._split_long(plan, n, (8, 4, 2), scoring=scoring)
+    assert [(x.cluster, x.columns, n[x.pairs].tolist()) for x in split] == [
         (8, 32, [70_000]),
         (4, 32, [40_000, 32_000]),
         (2, 32, [31_000, 15_500]),
-        (1, 32, [15_000, 9_000]),
-    ]
-    assert found[(16, 2)] == [
-        (16, 16, [70_000, 40_000]),
-        (2, 32, [32_000, 31_000, 15_500]),
         (1, 32, [15_000, 9_000]),
     ]
     # where the reach over 1,024 columns does not hold, every size counts stripes of 512:
@@ -703,8 +683,9 @@ def test_split_warps_take_wide_stripes_where_measured_and_held() -> None:
 
 
 def test_longest_split_targets_first_and_on_clusters(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Split pairs run longest target first; with clusters, those that give each warp of a
-    cluster of 8 (or 4, or 2) blocks at least _CLUSTER_ROUNDS stripes span such a cluster."""
+    """Split pairs run longest target first, ahead of the other launches; with clusters,
+    those that give each warp of a cluster of 8 (or 4, or 2) blocks at least _CLUSTER_ROUNDS
+    stripes span such a cluster, the widest clusters first."""
     monkeypatch.setattr(_gpu_backend, "_SPLIT", 2)
     monkeypatch.setattr(_gpu_backend, "_CLUSTER_ROUNDS", 2)
     matrix = Scoring.dna(2, -1, 2, 1).matrix
@@ -713,20 +694,33 @@ def test_longest_split_targets_first_and_on_clusters(monkeypatch: pytest.MonkeyP
     plan = _gpu_backend._plan(n.copy(), n, matrix, 2, 1, "s32")
     plain = _gpu_backend._split_long(plan, n)
     assert [(x.split, x.cluster, n[x.pairs].tolist()) for x in plain] == [
-        (1, 1, [500]),
         (2, 1, [20000, 9000, 8193, 8000, 4097, 3000]),
+        (1, 1, [500]),
     ]
-    # 8 blocks from 2 x 2 x 8 = 32 stripes on, 4 blocks from 16, 2 blocks from 8; where
-    # clusters of 16 run, they take the sets of 8
-    for clusters, widest in (((8, 4, 2), 8), ((16, 8, 4, 2), 16)):
-        clustered = _gpu_backend._split_long(plan, n, clusters)
-        assert [(x.split, x.cluster, n[x.pairs].tolist()) for x in clustered] == [
-            (1, 1, [500]),
-            (2, widest, [20000]),
-            (2, 4, [9000, 8193, 8000]),
-            (2, 2, [4097]),
-            (2, 1, [3000]),
-        ]
-        order = np.concatenate([x.pairs for x in clustered])
-        for x in clustered:  # each launch's pairs are its slice of the call's order
-            assert np.array_equal(x.pairs, order[x.start : x.start + len(x.pairs)])
+    # 8 blocks from 2 x 2 x 8 = 32 stripes on, 4 blocks from 16, 2 blocks from 8
+    clustered = _gpu_backend._split_long(plan, n, (8, 4, 2))
+    assert [(x.split, x.cluster, n[x.pairs].tolist()) for x in clustered] == [
+        (2, 8, [20000]),
+        (2, 4, [9000, 8193, 8000]),
+        (2, 2, [4097]),
+        (2, 1, [3000]),
+        (1, 1, [500]),
+    ]
+    order = np.concatenate([x.pairs for x in clustered])
+    for x in clustered:  # each launch's pairs are its slice of the call's order
+        assert np.array_equal(x.pairs, order[x.start : x.start + len(x.pairs)])
+
+
+def test_split_launches_take_streams_of_their_own() -> None:
+    """Each split launch's chunks go on a stream of their own, after the call's _STREAMS;
+    the other chunks take those in turn, as the chunks come."""
+    streams = _gpu_backend._STREAMS
+    wide, narrow = ("s16x2-bytes-rebased", 32, 32, 8, 2), ("s16x2-bytes-offset", 32, 32, 8, 1)
+    turns = _gpu_backend.StreamTurns({wide, narrow})
+    assert turns.streams == streams + 2
+    groups = ("s16x2-bytes-offset", 16, 32, 1, 1)
+    kinds = [wide, wide, narrow, groups, groups, groups, narrow]
+    slots = [turns.slot(kind) for kind in kinds]
+    assert slots[0] == slots[1] != slots[2] == slots[6]
+    assert {slots[0], slots[2]} == {streams, streams + 1}
+    assert slots[3:6] == [0, 1 % streams, 2 % streams]

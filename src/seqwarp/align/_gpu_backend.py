@@ -135,42 +135,32 @@ _BLOCK = 128
 # lane) at 3.6 as one group each and 2.1 split (global affine)
 _SPLIT = 8
 _SPLIT_BELOW_GROUPS = 1 << 12
-# on Hopper a split pair set spans a cluster of 8, 4 or 2 such blocks (on as many SMs) when
-# its target gives each of the cluster's warps at least _CLUSTER_ROUNDS stripes: one block's
-# SM bounded the longest pairs (2,500 PBSIM reads: the longest pair set, 2 x 3 x 10^9 cells,
-# took about as long as the whole call). Measured on one H200, global affine, int32 lanes,
-# whole calls: one block 304 ms; clusters of 4 and 2 from 1 round 195 ms, from 2 rounds
-# 209 ms; of 2 only 205 ms; of 8, 4 and 2 from 1 round 202 ms. With the long pairs two a
-# register (rebased s16x2) the longest sets bound the call more: kernels of the benchmark's
-# long reads 1.44 TCUPS with clusters of 4 and 2, 1.95 with 8, 4 and 2 (int32: 1.61, 1.56).
-# Past 8 blocks a cluster is non-portable: Hopper runs 16 once a kernel allows it, and those
-# take the sets clusters of 8 would (one round of 128 warps at the tile's stripe width instead
-# of 64 warps on wide stripes): kernels of the benchmark's long reads 2.18 / 1.98 TCUPS against
-# 2.14 / 1.90 (global / semi-global affine, two alternating rounds). A size counts stripes
-# at the width its warps take (_split_columns). One block a set is the most efficient: alone,
-# the long reads' sets of up to 16 kbp ran 3.41 TCUPS on one block each, those of 8-16 kbp
-# 2.39 on clusters of 2; so clusters take only the sets that would otherwise bound a call.
-# The long reads' kernels, wide stripes below clusters of 16, clusters of 16 from 32 kbp
-# (global / semi-global affine, two alternating rounds): clusters of 4 from 16 kbp and of
-# 2 from 8 kbp (stripes counted at the tile's width) 2.67 / 2.38 TCUPS; of 4 from 16, 20 or
-# 24 kbp 3.01 / 2.64, 2.85 / 2.52, 2.87 / 2.53; with the offset form's semi-global split
-# kernel bounded (_split_columns), of 4 from 16 kbp 3.01 / 2.74, of 2 from 16 kbp (as
-# counted now) 3.05 / 2.78, of 4 from 24 kbp and of 2 from 16 kbp 2.37 / 2.17. Each size is
-# one more launch, and a call's launches take its _STREAMS streams in turn: a small launch of
-# long sets ahead of the large one-block launch on its stream holds that one back (clusters
-# of 16, 4 and 2, the 2 sets of 31.7-31.8 kbp on clusters of 4: 2.25 / 2.04), so Hopper
-# takes clusters of 16 and 2 only (_HOPPER_CLUSTERS; later devices, not measured, the
-# portable sizes)
+# from compute capability 9.0 a split pair set spans a cluster of 8, 4 or 2 such blocks (on
+# as many SMs) when its target gives each of the cluster's warps at least _CLUSTER_ROUNDS
+# stripes: one block's SM bounded the longest pairs (2,500 PBSIM reads: the longest pair set,
+# 2 x 3 x 10^9 cells, took about as long as the whole call). Measured on one H200, global
+# affine, int32 lanes, whole calls: one block 304 ms; clusters of 4 and 2 from 1 round 195
+# ms, from 2 rounds 209 ms; of 2 only 205 ms; of 8, 4 and 2 from 1 round 202 ms. With the
+# long pairs two a register (rebased s16x2) the longest sets bound the call more: kernels of
+# the benchmark's long reads 1.44 TCUPS with clusters of 4 and 2, 1.95 with 8, 4 and 2
+# (int32: 1.61, 1.56). A size counts stripes at the width its warps take (_split_columns).
+# One block a set is the most efficient: alone, the long reads' sets of up to 16 kbp ran
+# 3.41 TCUPS on one block each, those of 8-16 kbp 2.39 on clusters of 2; so clusters take
+# only the sets that would otherwise bound a call. Each size is one more launch, on a stream
+# of its own (StreamTurns): taking the call's streams in turn, a launch of few long sets
+# queued ahead of the large one-block launch held that one back. The long reads' kernels
+# (global / semi-global affine, two alternating rounds), split launches on streams of their
+# own: clusters of 8, 4 and 2 (the 10 sets from 31.7 kbp on 4, none long enough for 8) 3.37
+# / 3.10 TCUPS; Hopper's non-portable 16 (at the tile's stripe width) with 2 3.29 / 3.02,
+# with 4 and 2 3.28 / 3.02, with 4 only 2.25 / 2.13. On the streams taken in turn, 16 and 2
+# had led (3.10 / 2.82, then the engine's sizes on Hopper); 16 ahead of 8 had gained 2 %
 _CLUSTERS = (8, 4, 2)
-_HOPPER_CLUSTERS = (16, 2)
-_PORTABLE_CLUSTER = 8
-_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14  # CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
 _CLUSTER_ROUNDS = 1
 # a split launch's warps keep the stripe width of the pairs' tile (16 x 32 for DNA: 16
 # columns a thread), except where _split_columns gives them the tile's 32 columns a
 # thread (stripes of 1,024, kernels bounded to 128 registers: align_score.cu's min_blocks):
-# the 16-bit lanes with a byte profile in the offset form, and in the rebased form up to
-# clusters of 8 where its reach over such a stripe holds. Measured on one H200, the
+# the 16-bit lanes with a byte profile in the offset form, and in the rebased form where
+# its reach over such a stripe holds. Measured on one H200, the
 # benchmark's long reads, two alternating rounds, kernels TCUPS (global affine / semi-global
 # affine), the cluster sizes' thresholds of the time: stripe width kept 2.54 / 2.11; wide on
 # clusters of 8 only (the longest sets) 2.54 / 2.10; wide up to clusters of 8 2.67 / 2.38;
@@ -431,12 +421,15 @@ def _split_long(
     split launches of ``_SPLIT`` warps a pair set, longest targets first, when they are too
     few to fill a device one group each; the longest of them span clusters of blocks of the
     sizes ``clusters`` (widest first, :func:`_cluster_sizes`): a size takes the sets whose
-    stripes, as wide as its warps take them (``_split_columns``), give each warp of its
-    cluster (for a non-portable size, of a cluster of 8) ``_CLUSTER_ROUNDS`` stripes or more.
+    stripes, as wide as the warps take them (``_split_columns``), give each warp of its
+    cluster ``_CLUSTER_ROUNDS`` stripes or more.
     ``n``: the target lengths of the launches' pairs, which run in the order of their
     32-residue bins, capped at bin 255: a binary search finds the first long one. ``scoring``
     (matrix, gap open, gap extend) lets the rebased lane take wide stripes where its reach
-    allows."""
+    allows. The split launches come first, the widest clusters first (their sets run
+    longest: each then starts at once, on a stream of its own, :class:`StreamTurns`), and
+    every launch's ``start`` is counted again in that order."""
+    split: list[_Launch] = []
     result = []
     for launch in launches:
         cols = launch.group * launch.columns
@@ -457,36 +450,33 @@ def _split_long(
         # longest first: the sets that take longest start first, the last ones are short
         moved = launch.pairs[cut:]
         moved = moved[np.argsort(-n[moved], kind="stable")]
+        columns = _split_columns(launch, scoring)
+        stripes = -(-n[moved] // (32 * columns))
         at = 0
         for blocks in clusters:
-            columns = _split_columns(launch, blocks, scoring)
-            stripes = -(-n[moved] // (32 * columns))
-            fewest = _CLUSTER_ROUNDS * _SPLIT * min(blocks, _PORTABLE_CLUSTER)
+            fewest = _CLUSTER_ROUNDS * _SPLIT * blocks
             end = int(np.searchsorted(-stripes, -fewest, side="right"))
             if end > at:
-                result.append(_split_launch(launch, moved[at:end], cut + at, blocks, columns))
+                split.append(_split_launch(launch, moved[at:end], blocks, columns))
                 at = end
         if at < len(moved):
-            columns = _split_columns(launch, 1, scoring)
-            result.append(_split_launch(launch, moved[at:], cut + at, 1, columns))
-    return result
+            split.append(_split_launch(launch, moved[at:], 1, columns))
+    split.sort(key=lambda each: -each.cluster)
+    starts = itertools.accumulate((len(each.pairs) for each in split + result), initial=0)
+    return [replace(each, start=at) for each, at in zip(split + result, starts, strict=False)]
 
 
-def _split_columns(
-    launch: _Launch, blocks: int, scoring: tuple[np.ndarray, int, int] | None
-) -> int:
-    """Columns a thread of ``launch``'s pairs takes on split warps of ``blocks`` blocks a set:
-    the tile's own (a stripe of 32 of them, wider than the tile's) for the 16-bit lane with a
-    byte profile in the offset form, and in the rebased form on portable clusters (or one
-    block) where its reach over such a stripe holds; else as many as keep the tile's stripe
-    width (measured: beside ``_TILES_DNA``; a 16-bit profile would double the profiles'
-    shared memory)."""
+def _split_columns(launch: _Launch, scoring: tuple[np.ndarray, int, int] | None) -> int:
+    """Columns a thread of ``launch``'s pairs takes on split warps: the tile's own (a stripe
+    of 32 of them, wider than the tile's) for the 16-bit lane with a byte profile in the
+    offset form, and in the rebased form where its reach over such a stripe holds; else as
+    many as keep the tile's stripe width (measured: beside ``_TILES_DNA``; a 16-bit profile
+    would double the profiles' shared memory)."""
     lane = launch.kernel_lane
     wide = lane.startswith("s16x2-bytes") and (
         lane.endswith("-offset")
         or (
             lane.endswith("-rebased")
-            and blocks <= _PORTABLE_CLUSTER
             and scoring is not None
             and _rebased_holds(*scoring, 32 * launch.columns)
         )
@@ -494,34 +484,20 @@ def _split_columns(
     return launch.columns if wide else launch.group * launch.columns // 32
 
 
-def _split_launch(
-    launch: _Launch, pairs: np.ndarray, after: int, blocks: int, columns: int
-) -> _Launch:
-    """The split launch of ``pairs``, which follow the first ``after`` of ``launch``'s in the
-    call's order: 32-thread groups of ``columns`` columns a thread (``_split_columns``),
-    ``_SPLIT`` warps a block, ``blocks`` blocks a pair set."""
-    return replace(
-        launch,
-        group=32,
-        columns=columns,
-        pairs=pairs,
-        start=launch.start + after,
-        split=_SPLIT,
-        cluster=blocks,
-    )
+def _split_launch(launch: _Launch, pairs: np.ndarray, blocks: int, columns: int) -> _Launch:
+    """The split launch of ``pairs``, some of ``launch``'s: 32-thread groups of ``columns``
+    columns a thread (``_split_columns``), ``_SPLIT`` warps a block, ``blocks`` blocks a pair
+    set (its ``start`` is set by :func:`_split_long`)."""
+    return replace(launch, group=32, columns=columns, pairs=pairs, split=_SPLIT, cluster=blocks)
 
 
 @cache
 def _cluster_sizes(ordinal: int) -> tuple[int, ...]:
-    """The cluster sizes that device ``ordinal`` launches: none before compute capability
-    9.0; ``_HOPPER_CLUSTERS`` on Hopper (9.x), which documents the non-portable 16, else
-    ``_CLUSTERS``."""
+    """The cluster sizes that device ``ordinal`` launches: ``_CLUSTERS`` from compute
+    capability 9.0 (thread block clusters), none before."""
     import cupy as cp
 
-    capability = int(cp.cuda.Device(ordinal).compute_capability)
-    if capability < 90:
-        return ()
-    return _HOPPER_CLUSTERS if capability // 10 == 9 else _CLUSTERS
+    return _CLUSTERS if int(cp.cuda.Device(ordinal).compute_capability) >= 90 else ()
 
 
 def _narrow(
@@ -872,15 +848,10 @@ class _Grid:
     def configure(self, kernel: Any) -> None:
         """Let ``kernel`` take this grid's shared memory, with all of L1 as shared memory (the
         profile or the class table is what limits resident groups); past 48 KiB with its
-        static shared memory, a kernel must be allowed its dynamic shared memory first, and
-        past ``_PORTABLE_CLUSTER`` blocks its cluster size."""
+        static shared memory, a kernel must be allowed its dynamic shared memory first."""
         if self.shared + kernel.shared_size_bytes > 48 * 1024:
             kernel.max_dynamic_shared_size_bytes = self.shared
         kernel.preferred_shared_memory_carveout = 100
-        if self.cluster > _PORTABLE_CLUSTER:
-            from cupy_backends.cuda.api import driver
-
-            driver.funcSetAttribute(kernel.kernel.ptr, _NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
 
 
 def _stage_chunk(
@@ -1059,6 +1030,30 @@ def _partition(cumulative: np.ndarray, parts: int, base: int = 0) -> np.ndarray:
     return np.array(bounds, dtype=np.int64)
 
 
+class StreamTurns:
+    """Which of a call's compute streams each chunk goes on, in the order they are queued
+    (``slot``: an index into the thread's streams). A split launch's chunks go on a stream
+    of its own, after the first ``_STREAMS``: its few long pair sets run longest, and queued
+    behind another launch (the streams taken in turn) they started late; the other chunks
+    take the first ``_STREAMS`` in turn, so that one chunk's last blocks overlap the next
+    one's first."""
+
+    def __init__(self, kinds: set[tuple]) -> None:
+        """``kinds``: the name arguments (:attr:`_Launch.name_args`) of the split launches."""
+        self._own = {kind: _STREAMS + k for k, kind in enumerate(sorted(kinds))}
+        self._turn = itertools.count()
+
+    @property
+    def streams(self) -> int:
+        """How many streams the chunks take."""
+        return _STREAMS + len(self._own)
+
+    def slot(self, kind: tuple) -> int:
+        """The stream of the next chunk, whose launch has name arguments ``kind``."""
+        own = self._own.get(kind)
+        return next(self._turn) % _STREAMS if own is None else own
+
+
 def _run_device(
     cp: Any,
     jobs: list[tuple[_Launch, int, int]],
@@ -1068,13 +1063,15 @@ def _run_device(
     mode: str,
     affine: bool,
     data: dict,
-    streams: list[Any],
+    device: int,
 ) -> tuple[Any, tuple]:
-    """Queue the chunks (in the call's order) on the current device, taking ``streams`` in
-    turn so that one chunk's last blocks overlap the next one's first, each after the
-    residues it reads have arrived; returns the (pairs in the call's order, 3) int32 results
-    and what must stay alive until the streams are synchronised. Work queued on the first
-    stream after this call runs after every chunk."""
+    """Queue the chunks (in the call's order) on ``device``, the current one, each on its
+    stream (:class:`StreamTurns`) after the residues it reads have arrived; returns the
+    (pairs in the call's order, 3) int32 results and what must stay alive until the streams
+    are synchronised. Work queued on the thread's first stream after this call runs after
+    every chunk."""
+    turns = StreamTurns({launch.name_args for launch, _, _ in jobs if launch.split > 1})
+    streams = thread_streams(cp, device, turns.streams)
     first = streams[0]
     with first:
         args = pairs.to_device(cp)
@@ -1082,34 +1079,37 @@ def _run_device(
     _join_streams(streams[1:], first)
     running: list[Staged] = []
     work = jobs[::-1]
-    while work:
-        launch, a, b = work.pop()
-        stream = streams[len(running) % len(streams)]
-        name = kernel_name(mode, affine, *launch.name_args)
-        try:
+    try:
+        while work:
+            launch, a, b = work.pop()
+            stream = streams[turns.slot(launch.name_args)]
+            kernel = module.function(kernel_name(mode, affine, *launch.name_args))
+            try:
+                with stream:
+                    staged = _stage_chunk(
+                        cp, kernel, launch, a, b, pairs, args, upload.codes, out, data
+                    )
+            except cp.cuda.memory.OutOfMemoryError:
+                # first make room by finishing this device's chunks, then split this one
+                for each in streams:
+                    each.synchronize()
+                cp.get_default_memory_pool().free_all_blocks()
+                if running:
+                    running.clear()
+                    work.append((launch, a, b))
+                elif b - a > 2:
+                    half = (a + b) // 2
+                    work += [(launch, half, b), (launch, a, half)]
+                else:
+                    raise
+                continue
+            upload.wait(stream, pairs.needs(a, b))
             with stream:
-                staged = _stage_chunk(
-                    cp, module.function(name), launch, a, b, pairs, args, upload.codes, out, data
-                )
-        except cp.cuda.memory.OutOfMemoryError:
-            # first make room by finishing this device's chunks, then split this one
-            for each in streams:
-                each.synchronize()
-            cp.get_default_memory_pool().free_all_blocks()
-            if running:
-                running.clear()
-                work.append((launch, a, b))
-            elif b - a > 2:
-                half = (a + b) // 2
-                work += [(launch, half, b), (launch, a, half)]
-            else:
-                raise
-            continue
-        upload.wait(stream, pairs.needs(a, b))
-        with stream:
-            staged.launch()
-        running.append(staged)
-    _join_streams([first], *streams[1:])
+                staged.launch()
+            running.append(staged)
+    finally:
+        # also after an error: the first stream waits for every chunk queued
+        _join_streams([first], *streams[1:])
     return out, (args, running)
 
 
@@ -1236,7 +1236,7 @@ def _score_part(
                 else:
                     pairs, jobs, module = planned[k - 1].result()
                 device_out, keep = _run_device(
-                    cp, jobs, upload, pairs, module, mode, affine, data, streams
+                    cp, jobs, upload, pairs, module, mode, affine, data, device
                 )
                 full = _queue_gather(cp, device_out, streams[0], pairs, host[:, a:b])
                 alive.append((pairs, keep, full))

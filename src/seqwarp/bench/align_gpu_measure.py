@@ -61,11 +61,15 @@ _CHECK_CELLS = 4_000_000_000
 
 def _time_kernels(staged: list[_gpu_backend.Staged], repeats: int) -> float:
     """Median seconds of one pass over every staged launch (CUDA events, after a warm-up),
-    queued in turn on the streams a score call uses (the thread's ``_gpu_backend._STREAMS``),
-    so that one chunk's tail overlaps the next chunk's start as in the engine."""
+    each on the stream a score call queues it on (``_gpu_backend.StreamTurns``: the split
+    launches on streams of their own, the other chunks on the call's streams in turn, so
+    that one chunk's tail overlaps the next chunk's start as in the engine)."""
     import cupy as cp
 
-    streams = thread_streams(cp, cp.cuda.Device().id, _gpu_backend._STREAMS)
+    kinds = [(launch.kernel_lane, *launch.shape) for launch in staged]
+    turns = _gpu_backend.StreamTurns({kind for kind in kinds if kind[3] > 1})
+    slots = [turns.slot(kind) for kind in kinds]
+    streams = thread_streams(cp, cp.cuda.Device().id, turns.streams)
     first, others = streams[0], streams[1:]
 
     def one_pass() -> tuple[object, object]:
@@ -73,8 +77,8 @@ def _time_kernels(staged: list[_gpu_backend.Staged], repeats: int) -> float:
         start.record(first)
         for stream in others:
             stream.wait_event(start)
-        for launch, stream in zip(staged, itertools.cycle(streams)):
-            with stream:
+        for launch, slot in zip(staged, slots, strict=True):
+            with streams[slot]:
                 launch.launch()
         for stream in others:
             first.wait_event(stream.record())
