@@ -32,7 +32,7 @@ answers, byte for byte. How a batch of pairs runs:
    planned at once by the planner threads and queued in order: the device runs one
    stage's chunks while the later ones are still being planned, and the chunks take
    two compute streams in turn, so that one kernel's last blocks overlap the next one's
-   first;
+   first (split launches go first, each on a stream of its own: ``StreamTurns``);
 6. every chunk writes its pairs' rows of a stage's device result array; the rows are put
    back in call order, widened on the device and copied to pinned host memory
    asynchronously, field by field; as each stage's copy completes, the host moves it into
@@ -199,7 +199,7 @@ _COPY_THREADS = 4
 # last one leaves little to copy back after them (measured on a 2 x H200 host, 4 M pairs of
 # 512 bp, medians of 9 calls: 1 GPU 283 ms against 291 ms with four equal stages and 283 ms
 # with 1-7-7-1, 2 GPUs 156 against 162 and 159 ms). Its chunks alternate between _STREAMS
-# compute streams (one kernel's tail overlaps the next)
+# compute streams (one kernel's tail overlaps the next), its split launches' beside them
 _STAGE_SHARES = (2, 6, 6, 2)
 _MIN_STAGE_PAIRS = 1 << 15
 _STREAMS = 2
