@@ -4,11 +4,10 @@ A call's pairs are planned as for scores (lane type by the overflow guard, tiles
 length: ``_gpu_backend._plan``) and run in chunks that fit device memory. For each chunk,
 ``align_fill`` runs the forward pass and keeps every cell's 4 direction flags on the device
 (a nibble per cell), then ``trace_walk`` walks them back, one thread per pair, writing the
-CIGAR text and the pair's fields, and ``pack_text`` puts the texts side by side. The chunks
-take two streams in turn, each with flags of its own, so that one chunk's walk runs beside the
-next one's forward pass. Only the CIGARs cross to the host chunk by chunk, on a copy stream,
-while the device works on the next chunks; the fields, column-major in the device's own
-order of pairs, cross once at the end, into the caller's columns. Every copy to or from the host goes through pinned memory. The
+CIGAR text and the pair's fields, and ``pack_text`` puts the texts side by side. Only the
+CIGARs cross to the host chunk by chunk, on a copy stream, while the device works on the next
+chunk; the fields, column-major in the device's own order of pairs, cross once at the end,
+into the caller's columns. Every copy to or from the host goes through pinned memory. The
 residues go to the device on the copy threads while the pairs are planned, and the first
 chunks are small (each next one twice as large), so that the first kernels wait only for
 their own pairs' residues. The flags and the walk are ``cpu.trace``'s, so every field and CIGAR
@@ -43,10 +42,6 @@ __all__ = ["align", "fill_name", "walk_name"]
 
 _BLOCK = 128
 _MAX_CHUNK_PAIRS = 1 << 20
-# chunks alternate between this many streams, each with flags of its own (one chunk's walk,
-# a thread a pair, runs beside the next one's forward pass), and a call runs in at least
-# _gpu_backend._MIN_CHUNKS chunks, so that the last chunk's walk is a small part of it
-_STREAMS = 2
 _MAX_CHUNK_FLAG_BYTES = 8 << 30
 _FIELDS = 8
 _PACK = "seqwarp::pack_text"
@@ -285,23 +280,16 @@ def _fields_on_device(
     )
     walk = module.function(walk_name(mode))
     pack = module.function(_PACK)
-    # the kernels' streams (non-blocking ones: they would not wait for the default) and the
-    # CIGARs' copy stream
-    copies, *streams = thread_streams(cp, device, 1 + _STREAMS)
-    first = streams[0]
-    with first:
+    stream, copies = thread_streams(cp, device, 2)
+    with stream:  # the kernels' stream (a non-blocking one: it would not wait for the default)
         device_matrix = cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32))
-        fields = cp.empty((_FIELDS, len(m)), dtype=np.int32)
-    _gpu_backend._join_streams(streams[1:], first)
-    flags: list[Any] = [None] * _STREAMS  # each stream's, reused by its next chunk
-    budget = max(1, budget // _STREAMS)
+    fields = cp.empty((_FIELDS, len(m)), dtype=np.int32)
+    flags = None
     pending: _Pending | None = None
     # the first chunks small and each next one twice as large, so that the first kernels wait
     # only for their own residues rather than for every pair's
     most = _gpu_backend._LEAD_PAIRS
-    largest = max(most, min(_MAX_CHUNK_PAIRS, -(-len(m) // _gpu_backend._MIN_CHUNKS)))
-    turn = 0
-    try:
+    with stream:
         for launch in launches:
             fill = module.function(
                 fill_name(mode, affine, launch.kernel_lane, launch.columns, launch.group)
@@ -315,35 +303,35 @@ def _fields_on_device(
                 b = _chunk_end(total, a, budget, most)
                 chunk = _part(pairs, a, b)
                 need = int(sizes[a:b].sum())
-                slot = turn % _STREAMS
-                stream = streams[slot]
-                q_end = int((q_start[chunk] + m[chunk]).max())
-                t_end = int((t_start[chunk] + n[chunk]).max())
-                upload.wait(stream, _residues_needed(sources, q_end, t_end))
+                if most < _MAX_CHUNK_PAIRS:
+                    q_end = int((q_start[chunk] + m[chunk]).max())
+                    t_end = int((t_start[chunk] + n[chunk]).max())
+                    upload.wait(stream, _residues_needed(sources, q_end, t_end))
+                    most *= 2
+                else:
+                    upload.wait(stream, [len(x) for x in sources])
                 try:
-                    with stream:
-                        if flags[slot] is None or flags[slot].size < need:
-                            flags[slot] = None
-                            flags[slot] = cp.empty(need, dtype=np.uint8)
-                        queued = _run_chunk(
-                            cp,
-                            (fill, walk, pack),
-                            launch,
-                            chunk,
-                            positions[chunk],
-                            upload.codes,
-                            (q_start, t_start, m, n),
-                            sizes[a:b],
-                            (flags[slot], fields),
-                            (device_matrix, matrix.shape[0], gap_open, gap_extend),
-                            stream,
-                            marks,
-                        )
+                    if flags is None or flags.size < need:
+                        flags = None
+                        flags = cp.empty(need, dtype=np.uint8)
+                    queued = _run_chunk(
+                        cp,
+                        (fill, walk, pack),
+                        launch,
+                        chunk,
+                        positions[chunk],
+                        upload.codes,
+                        (q_start, t_start, m, n),
+                        sizes[a:b],
+                        (flags, fields),
+                        (device_matrix, matrix.shape[0], gap_open, gap_extend),
+                        stream,
+                        marks,
+                    )
                 except cp.cuda.memory.OutOfMemoryError:
                     # a smaller chunk, after what is queued has finished
-                    for each in streams:
-                        each.synchronize()
-                    flags = [None] * _STREAMS
+                    stream.synchronize()
+                    flags = None
                     cp.get_default_memory_pool().free_all_blocks()
                     if b - a == 1:
                         raise
@@ -352,16 +340,11 @@ def _fields_on_device(
                 if pending is not None:
                     parts.append(_collect(cp, pending, copies))
                 pending = queued
-                most = min(2 * most, largest)
-                turn += 1
                 a = b
-        if pending is not None:
-            parts.append(_collect(cp, pending, copies))
-    finally:
-        # also after an error: the first stream waits for every chunk queued
-        _gpu_backend._join_streams([first], *streams[1:])
+    if pending is not None:
+        parts.append(_collect(cp, pending, copies))
     upload.join()
-    return _pinned_copy(cp, fields, first)
+    return _pinned_copy(cp, fields, stream)
 
 
 def _chunk_end(total: np.ndarray, start: int, budget: int, most: int) -> int:

@@ -24,7 +24,6 @@ from ..align.plan import cross_product_blocks
 from ..scoring import Scoring
 from ..sequences import SequenceBatch
 from .align_gpu_plan import GAPS, Workload, dna_scoring
-from .gpu_timeline import busy_time
 from .report import median_seconds
 
 __all__ = [
@@ -285,7 +284,7 @@ def measure_traceback(
         **row_identity(part, "cigar"),
         "lane": "auto",
         "tile": "default",
-        "tcups_kernel": part.cells / phases["kernels"] / 1e12,
+        "tcups_kernel": part.cells / sum(phases.values()) / 1e12,
         **{f"seconds_{phase}": value for phase, value in phases.items()},
         "tcups_end_to_end": part.cells / seconds / 1e12,
         "seconds_end_to_end": seconds,
@@ -297,9 +296,7 @@ def measure_traceback(
 
 def _traceback_kernel_seconds(part: Workload, index: np.ndarray, repeats: int) -> dict:
     """Median seconds of each traceback kernel phase (forward with flags, walk, packing) over
-    ``repeats`` calls, from CUDA events around the kernels, and of the time some chunk's
-    kernels ran (``kernels``: the union of the chunks' intervals, which overlap on the call's
-    streams)."""
+    ``repeats`` calls, from CUDA events around the kernels."""
     import cupy as cp
 
     s = part.scoring
@@ -323,11 +320,6 @@ def _traceback_kernel_seconds(part: Workload, index: np.ndarray, repeats: int) -
             if phase != "start":
                 after.synchronize()
                 totals[phase] += cp.cuda.get_elapsed_time(before, after) / 1e3
-        # a chunk's marks are consecutive, on its stream: from its "start" to its "pack"
-        origin = marks[0][1]
-        at = [cp.cuda.get_elapsed_time(origin, event) / 1e3 for _, event in marks]
-        starts = [k for k, (phase, _) in enumerate(marks) if phase == "start"]
-        totals["kernels"] = busy_time([(at[k], at[k + 3]) for k in starts])
         runs.append(totals)
     return {phase: statistics.median(r[phase] for r in runs) for phase in runs[0]}
 
