@@ -601,8 +601,15 @@ def test_clusters_from_compute_capability_9(monkeypatch: pytest.MonkeyPatch) -> 
         device = types.SimpleNamespace(compute_capability=capability)
         cuda = types.SimpleNamespace(Device=lambda ordinal, device=device: device)
         monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(cuda=cuda))
-        found[capability] = _gpu_backend._cluster_sizes.__wrapped__(0)
+        known = _gpu_backend._capability.__wrapped__(0)
+        monkeypatch.setattr(_gpu_backend, "_capability", lambda ordinal, known=known: known)
+        found[capability] = _gpu_backend._cluster_sizes(0)
+        monkeypatch.undo()
     assert found == {"80": (), "90": (8, 4, 2), "100": (8, 4, 2), "120": (8, 4, 2)}
+    # the sizes are read at each call (tools/long_read_variants.py sets others)
+    monkeypatch.setattr(_gpu_backend, "_capability", lambda ordinal: 90)
+    monkeypatch.setattr(_gpu_backend, "_CLUSTERS", (4, 2))
+    assert _gpu_backend._cluster_sizes(0) == (4, 2)
 
     kernel = types.SimpleNamespace(shared_size_bytes=0)
     launch = _gpu_backend._Launch("s16x2", "s16x2-bytes-rebased", 32, 32, np.arange(4), split=8)

@@ -153,7 +153,7 @@ _SPLIT_BELOW_GROUPS = 1 << 12
 # own: clusters of 8, 4 and 2 (the 10 sets from 31.7 kbp on 4, none long enough for 8) 3.37
 # / 3.10 TCUPS; Hopper's non-portable 16 (at the tile's stripe width) with 2 3.29 / 3.02,
 # with 4 and 2 3.28 / 3.02, with 4 only 2.25 / 2.13. On the streams taken in turn, 16 and 2
-# had led (3.10 / 2.82, then the engine's sizes on Hopper); 16 ahead of 8 had gained 2 %
+# had led (3.10 / 2.82, then the engine's sizes on Hopper); 16 ahead of 8 had gained 2-4 %
 _CLUSTERS = (8, 4, 2)
 _CLUSTER_ROUNDS = 1
 # a split launch's warps keep the stripe width of the pairs' tile (16 x 32 for DNA: 16
@@ -492,12 +492,17 @@ def _split_launch(launch: _Launch, pairs: np.ndarray, blocks: int, columns: int)
 
 
 @cache
+def _capability(ordinal: int) -> int:
+    """Device ``ordinal``'s compute capability (90 for 9.0)."""
+    import cupy as cp
+
+    return int(cp.cuda.Device(ordinal).compute_capability)
+
+
 def _cluster_sizes(ordinal: int) -> tuple[int, ...]:
     """The cluster sizes that device ``ordinal`` launches: ``_CLUSTERS`` from compute
     capability 9.0 (thread block clusters), none before."""
-    import cupy as cp
-
-    return _CLUSTERS if int(cp.cuda.Device(ordinal).compute_capability) >= 90 else ()
+    return _CLUSTERS if _capability(ordinal) >= 90 else ()
 
 
 def _narrow(
