@@ -461,9 +461,10 @@ def _split_long(
                 at = end
         if at < len(moved):
             split.append(_split_launch(launch, moved[at:], 1, columns))
-    split.sort(key=lambda each: -each.cluster)
-    starts = itertools.accumulate((len(each.pairs) for each in split + result), initial=0)
-    return [replace(each, start=at) for each, at in zip(split + result, starts, strict=False)]
+    ordered = sorted(split, key=lambda each: -each.cluster) + result
+    # each launch starts where the ones before it end (one more total than launches)
+    starts = itertools.accumulate((len(each.pairs) for each in ordered), initial=0)
+    return [replace(each, start=at) for each, at in zip(ordered, starts, strict=False)]
 
 
 def _split_columns(launch: _Launch, scoring: tuple[np.ndarray, int, int] | None) -> int:
@@ -819,7 +820,6 @@ class _Grid:
     shared: int  # bytes of dynamic shared memory per block (the groups' profiles)
     stride: int  # scratch words per pair set (0: every target fits one stripe)
     scratch: int  # scratch words of the whole grid
-    cluster: int = 1  # blocks of a thread block cluster
 
     @classmethod
     def of(
@@ -848,7 +848,7 @@ class _Grid:
         # every group of the grid gets scratch: a group past the last pair still runs (idle)
         # beside the real groups of its warp
         scratch = max(1, set_blocks * sets_per_block * stride)
-        return cls(set_blocks * cluster, threads, shared, stride, scratch, cluster)
+        return cls(set_blocks * cluster, threads, shared, stride, scratch)
 
     def configure(self, kernel: Any) -> None:
         """Let ``kernel`` take this grid's shared memory, with all of L1 as shared memory (the

@@ -67,7 +67,8 @@ def _time_kernels(staged: list[_gpu_backend.Staged], repeats: int) -> float:
     import cupy as cp
 
     kinds = [(launch.kernel_lane, *launch.shape) for launch in staged]
-    turns = _gpu_backend.StreamTurns({kind for kind in kinds if kind[3] > 1})
+    split = {kind for kind, launch in zip(kinds, staged, strict=True) if launch.shape[2] > 1}
+    turns = _gpu_backend.StreamTurns(split)
     slots = [turns.slot(kind) for kind in kinds]
     streams = thread_streams(cp, cp.cuda.Device().id, turns.streams)
     first, others = streams[0], streams[1:]
