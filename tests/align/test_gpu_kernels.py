@@ -401,10 +401,10 @@ def test_large_alphabets_take_the_class_table_in_score_kernels() -> None:
     assert len(_gpu_backend.letter_classes(many)[1]) == 28
     lanes = {x.kernel_lane for x in _gpu_backend._plan(m[:2], m[:2], many, 11, 1, "auto")}
     assert lanes == {"s16x2-bytes"}
-    # the table's grid: blocks of 256 threads, the C^3 words of the table, whatever the tile
+    # the table's grid: blocks of 384 threads, the C^3 words of the table, whatever the tile
     launch = _gpu_backend._Launch("s16x2", "s16x2-table", 32, 8, np.arange(40))
     grid = _gpu_backend._Grid.of(launch, 40, 300, 300, 25)
-    assert (grid.blocks, grid.threads, grid.shared) == (3, 256, 4 * 25**3)
+    assert (grid.blocks, grid.threads, grid.shared) == (2, 384, 4 * 25**3)
 
 
 DNA_TILES = ((8, 16), (16, 16), (16, 32))
@@ -640,6 +640,24 @@ def test_few_long_targets_move_to_split_launches(monkeypatch: pytest.MonkeyPatch
         )
     monkeypatch.setattr(_gpu_backend, "_SPLIT_BELOW_GROUPS", 1)
     assert {x.split for x in _gpu_backend._split_long(plan, n)} == {1}
+
+
+def test_split_launches_only_where_their_shared_memory_fits() -> None:
+    """8 warps of int32 profiles of a protein alphabet, with local mode's snapshots, would
+    pass a block's shared memory: such pairs stay one group each, DNA's and the class
+    table's go to split launches."""
+    protein = Scoring.blosum62(11, 1)
+    dna = Scoring.dna(2, -1, 2, 1)
+    n = np.array([4000] * 12, dtype=np.int64)
+    m = np.array([300] * 12, dtype=np.int64)
+    for scoring, lanes, split in ((protein, "s32", 1), (protein, "auto", 8), (dna, "s32", 8)):
+        matrix = scoring.matrix
+        plan = _gpu_backend._plan(m, n, matrix, 11, 1, lanes)
+        launches = _gpu_backend._split_long(plan, n, scoring=(matrix, 11, 1))
+        assert {x.split for x in launches} == {split}, (matrix.shape, lanes)
+        for x in launches:
+            columns = x.columns if x.split > 1 else _gpu_backend._split_columns(x, None)
+            assert _gpu_backend._split_fits(x, columns, len(matrix)) == (split > 1)
 
 
 def test_split_warps_take_wide_stripes_where_measured_and_held() -> None:

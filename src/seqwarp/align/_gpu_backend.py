@@ -113,20 +113,22 @@ _LANE_STRUCT = {
 # rows between two moves of a rebased lane's base (align_dp.cuh's REBASE_EVERY)
 _REBASE_EVERY = 64
 # alphabets of more letters than this take the s16x2 lane's class table, when its C^3 words
-# (C letter classes, the padding letter one of them) let 3 blocks of _TABLE_BLOCK threads
-# share a multiprocessor (the kernel's launch bounds ask for 3; up to 26 classes). Measured
-# on one H200 (one real query against 1 M proteins, BLOSUM62 11/1, local): 100 / 300 / 600 /
-# 995 residues 1.01 / 1.55 / 1.79 / 1.92 TCUPS on the byte profile, 1.28 / 1.73 / 1.90 /
-# 1.98 on the table (25 classes)
+# (C letter classes, the padding letter one of them) let 2 blocks of _TABLE_BLOCK threads
+# share a multiprocessor beside local mode's snapshots (the kernel's launch bounds ask for 2;
+# up to 26 classes). Measured on one H200 (one real query against 1 M proteins, BLOSUM62
+# 11/1, local): 100 / 300 / 600 / 995 residues 1.01 / 1.55 / 1.79 / 1.92 TCUPS on the byte
+# profile, 1.28 / 1.73 / 1.90 / 1.98 on the table (25 classes)
 _TABLE_ABOVE_LETTERS = 8
 _TABLE_MAX_BYTES = 75 * 1024
-_TABLE_BLOCK = 256
+_TABLE_BLOCK = 384
 # the largest |value| each lane type holds exactly (lanes.cuh: s16x2 keeps -16384 as minus
 # infinity; half represents every integer up to 2048)
 _LANE_LIMIT = {"s16x2": 12000, "half2": 2048}
 # packed lanes keep local alignments' end rows in 16 bits (rebased lanes: in int32)
 _PACKED_MAX_LENGTH = 32767
 _BLOCK = 128
+# the shared memory a block may take, static and dynamic (sm_90's opt-in limit, 227 KiB)
+_SHARED_PER_BLOCK = 227 * 1024
 # few long pairs cannot fill a device one group each: the pairs of a launch of fewer than
 # _SPLIT_BELOW_GROUPS groups whose targets span at least _SPLIT stripes run _SPLIT warps to a
 # pair set, one block each, as a pipeline along the target (align_dp.cuh's SPLIT). About
@@ -442,7 +444,12 @@ def _split_long(
             cut = bisect.bisect_left(
                 launch.pairs, first_bin, key=lambda p: min((int(n[p]) - 1) >> 5, 255)
             )
-        if cut == count or -(-(count - cut) // lane_pairs) >= _SPLIT_BELOW_GROUPS:
+        columns = _split_columns(launch, scoring)
+        if (
+            cut == count
+            or -(-(count - cut) // lane_pairs) >= _SPLIT_BELOW_GROUPS
+            or (scoring is not None and not _split_fits(launch, columns, len(scoring[0])))
+        ):
             result.append(launch)
             continue
         if cut:
@@ -450,7 +457,6 @@ def _split_long(
         # longest first: the sets that take longest start first, the last ones are short
         moved = launch.pairs[cut:]
         moved = moved[np.argsort(-n[moved], kind="stable")]
-        columns = _split_columns(launch, scoring)
         stripes = -(-n[moved] // (32 * columns))
         at = 0
         for blocks in clusters:
@@ -483,6 +489,20 @@ def _split_columns(launch: _Launch, scoring: tuple[np.ndarray, int, int] | None)
         )
     )
     return launch.columns if wide else launch.group * launch.columns // 32
+
+
+def _split_fits(launch: _Launch, columns: int, alpha: int) -> bool:
+    """Whether ``_SPLIT`` warps of ``launch``'s lane, ``columns`` columns a thread, hold their
+    profiles (one a warp, ``alpha`` letters and the padding one) and local mode's snapshots of
+    their registers (align_dp.cuh) in one block's shared memory: the int32 lane's profiles of
+    a protein alphabet take nearly all of it, and such pairs run one group each."""
+    if launch.table:
+        return True
+    lane_pairs = 1 if launch.lane == "s32" else 2
+    element = _LANE_STRUCT[launch.kernel_lane][1]
+    profiles = _SPLIT * lane_pairs * (alpha + 1) * 32 * columns * element
+    snapshots = 32 * _SPLIT * lane_pairs * columns * 4
+    return profiles + snapshots + 1024 <= _SHARED_PER_BLOCK
 
 
 def _split_launch(launch: _Launch, pairs: np.ndarray, blocks: int, columns: int) -> _Launch:
@@ -550,7 +570,8 @@ class Staged:
         warps = self.threads // 32
         registers = warps * 256 * -(-self.kernel.num_regs * 32 // 256)
         by_registers = attributes["MaxRegistersPerMultiprocessor"] // registers
-        by_shared = attributes["MaxSharedMemoryPerMultiprocessor"] // (self.shared + 1024)
+        shared = self.shared + self.kernel.shared_size_bytes + 1024  # + static, + reserved
+        by_shared = attributes["MaxSharedMemoryPerMultiprocessor"] // shared
         by_threads = attributes["MaxThreadsPerMultiProcessor"] // self.threads
         return int(min(by_registers, by_shared, by_threads))
 

@@ -87,12 +87,14 @@
 // Each row is two passes over the thread's K columns: first what needs only row i-1 (E, d, u:
 // independent across columns), then the chain along the row (F, hg), which overwrites hg in
 // place. Registers per thread: hg[K] (the thread's columns), e[K] (affine only), sub[K]
-// (the row's profile scores, then u), snap[K] (local only: the row where the thread's best
-// score first appeared), and the left neighbour's hg/F for the current row.
+// (the row's profile scores, then u), and the left neighbour's hg/F for the current row.
 // Rebased lanes: base[PAIRS] (int32) and the semi-global last column's best in int32.
 // Shared memory per group: the profile, (alphabet + 1) letters x G*K columns x PAIRS scores
 // of 1, 2 or 4 bytes, laid out so that the G threads' loads fall on distinct banks (the
-// class-table lane instead: one table a block, C^3 words for C letter classes).
+// class-table lane instead: one table a block, C^3 words for C letter classes). Local mode
+// also keeps, per thread and pair, a snapshot of its K registers at the row where the pair's
+// best of the stripe last grew (PAIRS x K words a thread, static shared memory): stored under
+// a predicate in the rows where it grows, read once a stripe for the best's column.
 //
 // Direction flags (FLAGS): 4 bits a cell, each a test of two values the recurrence already
 // has (an XOR and a minimum with 1 in each lane), which reproduce the CPU's tie order: bit 0
@@ -260,6 +262,13 @@ __device__ __forceinline__ typename L::V pick(const typename L::V (&x)[K], int c
     return L::from_bits(pick_bits<K>(b, c));
 }
 
+// threads of a block of the kernels (align_score.cu, align_trace.cu): 128, 384 for the
+// class-table lane (its table is one a block), a warp for each of SPLIT warps sharing a pair set
+template <class L, int SPLIT>
+__host__ __device__ constexpr int block_threads() {
+    return SPLIT > 1 ? 32 * SPLIT : L::TABLE ? 384 : 128;
+}
+
 // H on row 0 / column 0, k residues into the other sequence
 template <int MODE>
 __device__ __forceinline__ int boundary(int k, int go, int ge) {
@@ -314,6 +323,12 @@ __device__ __forceinline__ void align_dp(
     constexpr int WARPS = SPLIT * CLUSTER;                 // warps sharing a pair set
 
     extern __shared__ __align__(16) unsigned char smem[];
+    // LOCAL: each thread's snapshots of its registers (below, "end cells"); pair k's, words
+    // 4v .. 4v + 3 of a thread, at slot snapshot_at(k, v), the block's threads side by side (a
+    // store instruction is 4 conflict-free wavefronts)
+    constexpr int THREADS = block_threads<L, SPLIT>();
+    __shared__ uint4 snapshots[MODE == LOCAL ? PAIRS * K / 4 * THREADS : 1];
+    auto snapshot_at = [&](int k, int v) { return (k * (K / 4) + v) * THREADS + threadIdx.x; };
     // SPLIT > 1: per warp of the block, the rows handed to it so far (by the warp before it)
     __shared__ int handed_rows[SPLIT];
     // TABLE: `alpha` is the number of letter classes C (the last one the padding letter) and
@@ -464,19 +479,18 @@ __device__ __forceinline__ void align_dp(
         int base[PAIRS];
 #pragma unroll
         for (int k = 0; k < PAIRS; ++k) base[k] = REBASED ? offset_boundary<MODE>(s0 + 1, go, ge) : 0;
-        V hg[K], e[K], snap[K];
+        V hg[K], e[K];
 #pragma unroll
         for (int c = 0; c < K; ++c) {
             hg[c] = L::splat(OFFSET ? offset_boundary<MODE>(c0 + c + 1, go, ge) - base[0]
                                     : boundary<MODE>(c0 + c + 1, go, ge) - go);
             e[c] = v_neg;
-            snap[c] = v_neg;
         }
         V diag_left = L::splat(OFFSET ? offset_boundary<MODE>(c0, go, ge) - base[0]
                                       : boundary<MODE>(c0, go, ge) - go);  // hg[i-1][c0]
         V left = v_neg, f_left = v_neg;                   // hg[i][c0], F[i][c0] from the left
         V local_best = L::splat(-go);                     // local: hg of H = 0
-        unsigned local_row = 0;
+        int local_row[PAIRS] = {};                        // local: the row of each one
         // global / semi-global: whether this thread holds column n of a pair, and the row at
         // which it records an end (-1: none)
         int end_row[PAIRS];
@@ -757,12 +771,23 @@ __device__ __forceinline__ void align_dp(
                     V row_max = hg[0];
 #pragma unroll
                     for (int c = 1; c < K; ++c) row_max = L::max2(row_max, hg[c]);
-                    const unsigned mask = L::gt_mask(row_max, local_best);
-                    local_best = L::blend(mask, row_max, local_best);
-                    const unsigned row = PAIRS == 1 ? (unsigned)i : (unsigned)i * 0x10001u;
-                    local_row = (row & mask) | (local_row & ~mask);
+                    // a pair whose row maximum beats its best (strictly: the first row
+                    // stays) keeps the row and a snapshot of the thread's K registers, stored
+                    // under a predicate (no blends on the ALU pipe, no registers held)
+                    bool grew[PAIRS];
+                    local_best = L::improve(local_best, row_max, grew);
 #pragma unroll
-                    for (int c = 0; c < K; ++c) snap[c] = L::blend(mask, hg[c], snap[c]);
+                    for (int k = 0; k < PAIRS; ++k) {
+                        if (grew[k]) {
+                            local_row[k] = i;
+#pragma unroll
+                            for (int v = 0; v < K / 4; ++v) {
+                                const unsigned w[4] = {L::bits(hg[4 * v]), L::bits(hg[4 * v + 1]),
+                                                       L::bits(hg[4 * v + 2]), L::bits(hg[4 * v + 3])};
+                                store_words<4>(snapshots + snapshot_at(k, v), w);
+                            }
+                        }
+                    }
                 } else {
                     // semi-global: column n above row m, in every row: a select tree picks
                     // each pair's column, and a strictly higher hg replaces the best (the
@@ -903,10 +928,14 @@ __device__ __forceinline__ void align_dp(
                 if (b + go > 0) {
                     int j = 0;
 #pragma unroll
-                    for (int c = K - 1; c >= 0; --c)
-                        if (L::lane(snap[c], k) == b) j = c0 + c + 1;
-                    const int row = PAIRS == 1 ? (int)local_row : (int)((local_row >> (16 * k)) & 0xffff);
-                    const End cand{b + go, row, j};
+                    for (int v = K / 4 - 1; v >= 0; --v) {
+                        unsigned w[4];
+                        load_words<4>(snapshots + snapshot_at(k, v), w);
+#pragma unroll
+                        for (int c = 3; c >= 0; --c)
+                            if (L::lane(L::from_bits(w[c]), k) == b) j = c0 + 4 * v + c + 1;
+                    }
+                    const End cand{b + go, local_row[k], j};
                     if (beats(cand, best[k])) best[k] = cand;
                 }
             }

@@ -4,7 +4,7 @@
 // align_dp.cuh; this kernel runs it without direction flags.
 //
 // Template parameters: MODE, AFFINE, Lane, K, G, SPLIT as in align_dp.cuh (blocks of 128
-// threads, 256 for the class-table lane, whose table is one a block; SPLIT > 1: blocks of
+// threads, 384 for the class-table lane, whose table is one a block; SPLIT > 1: blocks of
 // SPLIT warps, one pair set each). align_score_cluster runs a pair set on a cluster of
 // CLUSTER such blocks (Hopper and later).
 
@@ -13,9 +13,10 @@
 namespace seqwarp {
 
 // Blocks a multiprocessor must hold (ptxas then bounds the registers), as measured on the
-// H200: the class-table lane 3 (24 warps; unbounded it takes registers for 2 blocks and ran
-// about 6 % slower), global linear gaps 1 (ptxas then allocates 80 registers instead of 72
-// and the 512 bp kernel ran 13 % faster; the other kernels ran 1-6 % slower so), the rebased
+// H200: the class-table lane 2 of 384 threads (24 warps, beside a table each and local mode's
+// snapshots; 3 of 256, before the snapshots, ran about 6 % faster than unbounded), global
+// linear gaps 1 (ptxas then allocates 80 registers instead of 72 and the 512 bp kernel ran
+// 13 % faster; the other kernels ran 1-6 % slower so), the rebased
 // lane's global affine scores with a byte profile 4 (128 registers instead of 150, 16 warps
 // instead of 12: 40,000 pairs of 8 kbp ran 4.22 TCUPS against 4.12; semi-global scores and
 // 16-bit profiles then spill), split warps of 32 columns a thread 2 (128 registers instead of
@@ -24,13 +25,13 @@ namespace seqwarp {
 template <int MODE, bool AFFINE, class L, int K, int SPLIT>
 constexpr int min_blocks() {
     if constexpr (SPLIT > 1) return K == 32 ? 2 : 0;
-    if constexpr (L::TABLE) return 3;
+    if constexpr (L::TABLE) return 2;
     if constexpr (L::REBASED && sizeof(typename L::P) == 1 && MODE == GLOBAL && AFFINE) return 4;
     return MODE == GLOBAL && !AFFINE ? 1 : 0;
 }
 
 template <int MODE, bool AFFINE, class L, int K, int G, int SPLIT = 1>
-__global__ void __launch_bounds__(SPLIT > 1 ? 32 * SPLIT : L::TABLE ? 256 : 128,
+__global__ void __launch_bounds__(block_threads<L, SPLIT>(),
                                   min_blocks<MODE, AFFINE, L, K, SPLIT>()) align_score(
     const unsigned char* __restrict__ codes,
     const long long* __restrict__ q_start,
@@ -53,7 +54,8 @@ __global__ void __launch_bounds__(SPLIT > 1 ? 32 * SPLIT : L::TABLE ? 256 : 128,
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 template <int MODE, bool AFFINE, class L, int K, int SPLIT, int CLUSTER>
 __global__ void __cluster_dims__(CLUSTER, 1, 1)
-    __launch_bounds__(32 * SPLIT, (min_blocks<MODE, AFFINE, L, K, SPLIT>())) align_score_cluster(
+    __launch_bounds__(block_threads<L, SPLIT>(), (min_blocks<MODE, AFFINE, L, K, SPLIT>()))
+    align_score_cluster(
     const unsigned char* __restrict__ codes,
     const long long* __restrict__ q_start,
     const int* __restrict__ q_len,

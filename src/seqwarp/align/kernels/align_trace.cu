@@ -34,7 +34,7 @@ constexpr int E_GOES_ON = 4;
 constexpr int F_GOES_ON = 8;
 
 template <int MODE, bool AFFINE, class L, int K, int G>
-__global__ void __launch_bounds__(128) align_fill(
+__global__ void __launch_bounds__(block_threads<L, 1>()) align_fill(
     const unsigned char* __restrict__ codes,
     const long long* __restrict__ q_start,
     const int* __restrict__ q_len,

@@ -21,7 +21,8 @@
 // is one instruction), OFFSET (the offset form), REBASED (values relative to a moving base),
 // TABLE (scores from align_dp.cuh's class table instead of a profile), neg() (below every
 // reachable value), splat, to_profile, from_bits / bits (V <-> its 32-bit pattern), add,
-// add_max (max(a + b, c)), add_max_relu (max(a + b, c, 0)), max2, gt_mask (all ones in each
+// add_max (max(a + b, c)), add_max_relu (max(a + b, c, 0)), max2, improve (the maximum of a
+// best and a value, and in which lanes the value is the greater), gt_mask (all ones in each
 // lane where a > b), blend (bits of a where mask is set, else of b) and lane (one lane as an
 // int).
 // The fused lanes also have differs (1 at each lane's lowest bit where a != b), for the
@@ -53,6 +54,10 @@ struct LaneS32 {
     __device__ static V add_max(V a, V b, V c) { return __viaddmax_s32(a, b, c); }
     __device__ static V add_max_relu(V a, V b, V c) { return __viaddmax_s32_relu(a, b, c); }
     __device__ static V max2(V a, V b) { return max(a, b); }
+    __device__ static V improve(V best, V x, bool (&grew)[PAIRS]) {
+        grew[0] = x > best;
+        return max(best, x);
+    }
     __device__ static unsigned gt_mask(V a, V b) { return a > b ? 0xffffffffu : 0u; }
     __device__ static unsigned differs(V a, V b) { return min((unsigned)(a ^ b), 1u); }
     __device__ static V blend(unsigned mask, V a, V b) { return mask ? a : b; }
@@ -82,6 +87,14 @@ struct LaneS16x2 {
     __device__ static V add_max(V a, V b, V c) { return __viaddmax_s16x2(a, b, c); }
     __device__ static V add_max_relu(V a, V b, V c) { return __viaddmax_s16x2_relu(a, b, c); }
     __device__ static V max2(V a, V b) { return __vmaxs2(a, b); }
+    // max(best, x), and in which halves x is the greater: where the maximum changed the bits
+    __device__ static V improve(V best, V x, bool (&grew)[PAIRS]) {
+        const V r = __vmaxs2(best, x);
+        const unsigned changed = r ^ best;
+        grew[0] = (changed & 0xffffu) != 0u;
+        grew[1] = changed > 0xffffu;
+        return r;
+    }
     __device__ static unsigned gt_mask(V a, V b) { return __vcmpgts2(a, b); }
     // XOR, then a minimum with 1 in each unsigned half (one VIMNMX.U16x2): __vcmpne2 has no
     // single instruction on Hopper
@@ -129,6 +142,12 @@ struct LaneHalf2 {
         return __hmax2(__hmax2(__hadd2(a, b), c), __float2half2_rn(0.0f));
     }
     __device__ static V max2(V a, V b) { return __hmax2(a, b); }
+    __device__ static V improve(V best, V x, bool (&grew)[PAIRS]) {
+        const unsigned mask = __hgt2_mask(x, best);
+        grew[0] = mask & 1u;
+        grew[1] = mask >> 31;
+        return __hmax2(best, x);
+    }
     __device__ static unsigned gt_mask(V a, V b) { return __hgt2_mask(a, b); }
     __device__ static V blend(unsigned mask, V a, V b) {
         unsigned x = (bits(a) & mask) | (bits(b) & ~mask);
