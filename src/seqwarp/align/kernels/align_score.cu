@@ -12,16 +12,16 @@
 
 namespace seqwarp {
 
-// Blocks a multiprocessor must hold (ptxas then bounds the registers), as measured on the
-// H200: the class-table lane 2 of 384 threads (24 warps, beside a table each and local mode's
-// snapshots; 3 of 256, before the snapshots, ran about 6 % faster than unbounded), global
-// linear gaps 1 (ptxas then allocates 80 registers instead of 72 and the 512 bp kernel ran
-// 13 % faster; the other kernels ran 1-6 % slower so), the rebased
-// lane's global affine scores with a byte profile 4 (128 registers instead of 150, 16 warps
-// instead of 12: 40,000 pairs of 8 kbp ran 4.22 TCUPS against 4.12; semi-global scores and
-// 16-bit profiles then spill), split warps of 32 columns a thread 2 (128 registers instead of
-// 151-162, 16 warps instead of 8, at most 68 bytes of spills; unbounded, such wide stripes
-// lost to narrower ones, bounded they win: _gpu_backend._split_columns), the rest none
+// Blocks a multiprocessor must hold (ptxas then bounds the registers), as measured on the H200:
+// the class-table lane 2 of 384 threads (24 warps, beside a table each and local mode's snapshots;
+// 3 of 256, before the snapshots, ran about 6 % faster than unbounded), global linear gaps 1
+// (ptxas then allocates 80 registers instead of 72 and the 512 bp kernel ran 13 % faster; the
+// other kernels ran 1-6 % slower so), the rebased lane's global affine scores with a byte profile
+// 4 (128 registers instead of 150, 16 warps instead of 12: 40,000 pairs of 8 kbp ran 4.22 TCUPS
+// against 4.12; semi-global scores and 16-bit profiles then spill), split warps of 32 columns a
+// thread 2 (128 registers instead of 151-162, 16 warps instead of 8, at most 68 bytes of spills;
+// unbounded, such wide stripes lost to narrower ones, bounded they win:
+// _gpu_backend._split_columns), the rest none
 template <int MODE, bool AFFINE, class L, int K, int SPLIT>
 constexpr int min_blocks() {
     if constexpr (SPLIT > 1) return K == 32 ? 2 : 0;
