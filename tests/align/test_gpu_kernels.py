@@ -642,22 +642,25 @@ def test_few_long_targets_move_to_split_launches(monkeypatch: pytest.MonkeyPatch
     assert {x.split for x in _gpu_backend._split_long(plan, n)} == {1}
 
 
-def test_split_launches_only_where_their_shared_memory_fits() -> None:
+def test_split_launches_take_the_warps_whose_shared_memory_fits() -> None:
     """8 warps of int32 profiles of a protein alphabet, with local mode's snapshots, would
-    pass a block's shared memory: such pairs stay one group each, DNA's and the class
-    table's go to split launches."""
+    pass a block's shared memory: such pair sets take 7 warps; DNA's and the class table's 8,
+    and a profile no 2 warps hold keeps its pairs one group each."""
     protein = Scoring.blosum62(11, 1)
     dna = Scoring.dna(2, -1, 2, 1)
     n = np.array([4000] * 12, dtype=np.int64)
     m = np.array([300] * 12, dtype=np.int64)
-    for scoring, lanes, split in ((protein, "s32", 1), (protein, "auto", 8), (dna, "s32", 8)):
+    for scoring, lanes, warps in ((protein, "s32", 7), (protein, "auto", 8), (dna, "s32", 8)):
         matrix = scoring.matrix
         plan = _gpu_backend._plan(m, n, matrix, 11, 1, lanes)
-        launches = _gpu_backend._split_long(plan, n, scoring=(matrix, 11, 1))
-        assert {x.split for x in launches} == {split}, (matrix.shape, lanes)
+        launches = _gpu_backend._split_long(plan, n, (8, 4, 2), scoring=(matrix, 11, 1))
+        assert {x.split for x in launches} == {warps}, (matrix.shape, lanes)
         for x in launches:
-            columns = x.columns if x.split > 1 else _gpu_backend._split_columns(x, None)
-            assert _gpu_backend._split_fits(x, columns, len(matrix)) == (split > 1)
+            assert _gpu_backend._split_warps(x, x.columns, len(matrix)) == warps
+    huge = np.zeros((1000, 1000), dtype=np.int32)  # 1,001 letters: 1 MiB of profile a warp
+    plan = _gpu_backend._plan(m, n, huge, 11, 1, "s32")
+    launches = _gpu_backend._split_long(plan, n, (8, 4, 2), scoring=(huge, 11, 1))
+    assert {x.split for x in launches} == {1}
 
 
 def test_split_warps_take_wide_stripes_where_measured_and_held() -> None:

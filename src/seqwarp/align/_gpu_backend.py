@@ -420,7 +420,8 @@ def _split_long(
     scoring: tuple[np.ndarray, int, int] | None = None,
 ) -> list[_Launch]:
     """``launches`` with their pairs of long targets (each split warp gets a stripe) moved to
-    split launches of ``_SPLIT`` warps a pair set, longest targets first, when they are too
+    split launches of ``_SPLIT`` warps a pair set (fewer where their shared memory would not
+    fit a block, :func:`_split_warps`), longest targets first, when they are too
     few to fill a device one group each; the longest of them span clusters of blocks of the
     sizes ``clusters`` (widest first, :func:`_cluster_sizes`): a size takes the sets whose
     stripes, as wide as the warps take them (``_split_columns``), give each warp of its
@@ -445,11 +446,8 @@ def _split_long(
                 launch.pairs, first_bin, key=lambda p: min((int(n[p]) - 1) >> 5, 255)
             )
         columns = _split_columns(launch, scoring)
-        if (
-            cut == count
-            or -(-(count - cut) // lane_pairs) >= _SPLIT_BELOW_GROUPS
-            or (scoring is not None and not _split_fits(launch, columns, len(scoring[0])))
-        ):
+        warps = _SPLIT if scoring is None else _split_warps(launch, columns, len(scoring[0]))
+        if cut == count or -(-(count - cut) // lane_pairs) >= _SPLIT_BELOW_GROUPS or warps == 1:
             result.append(launch)
             continue
         if cut:
@@ -460,13 +458,13 @@ def _split_long(
         stripes = -(-n[moved] // (32 * columns))
         at = 0
         for blocks in clusters:
-            fewest = _CLUSTER_ROUNDS * _SPLIT * blocks
+            fewest = _CLUSTER_ROUNDS * warps * blocks
             end = int(np.searchsorted(-stripes, -fewest, side="right"))
             if end > at:
-                split.append(_split_launch(launch, moved[at:end], blocks, columns))
+                split.append(_split_launch(launch, moved[at:end], blocks, columns, warps))
                 at = end
         if at < len(moved):
-            split.append(_split_launch(launch, moved[at:], 1, columns))
+            split.append(_split_launch(launch, moved[at:], 1, columns, warps))
     ordered = sorted(split, key=lambda each: -each.cluster) + result
     # each launch starts where the ones before it end (one more total than launches)
     starts = itertools.accumulate((len(each.pairs) for each in ordered), initial=0)
@@ -491,25 +489,27 @@ def _split_columns(launch: _Launch, scoring: tuple[np.ndarray, int, int] | None)
     return launch.columns if wide else launch.group * launch.columns // 32
 
 
-def _split_fits(launch: _Launch, columns: int, alpha: int) -> bool:
-    """Whether ``_SPLIT`` warps of ``launch``'s lane, ``columns`` columns a thread, hold their
-    profiles (one a warp, ``alpha`` letters and the padding one) and local mode's snapshots of
-    their registers (align_dp.cuh) in one block's shared memory: the int32 lane's profiles of
-    a protein alphabet take nearly all of it, and such pairs run one group each."""
+def _split_warps(launch: _Launch, columns: int, alpha: int) -> int:
+    """The most warps, up to ``_SPLIT``, of ``launch``'s lane and ``columns`` columns a thread
+    whose profiles (one a warp, ``alpha`` letters and the padding one) and local mode's
+    snapshots of their registers (align_dp.cuh) fit one block's shared memory: the int32
+    lane's profiles of a protein alphabet take 28 KiB a warp, so 7 warps share such a set (1:
+    not even 2 fit, the pairs run one group each)."""
     if launch.table:
-        return True
+        return _SPLIT
     lane_pairs = 1 if launch.lane == "s32" else 2
     element = _LANE_STRUCT[launch.kernel_lane][1]
-    profiles = _SPLIT * lane_pairs * (alpha + 1) * 32 * columns * element
-    snapshots = 32 * _SPLIT * lane_pairs * columns * 4
-    return profiles + snapshots + 1024 <= _SHARED_PER_BLOCK
+    per_warp = lane_pairs * (alpha + 1) * 32 * columns * element + 32 * lane_pairs * columns * 4
+    return max(1, min(_SPLIT, (_SHARED_PER_BLOCK - 1024) // per_warp))
 
 
-def _split_launch(launch: _Launch, pairs: np.ndarray, blocks: int, columns: int) -> _Launch:
+def _split_launch(
+    launch: _Launch, pairs: np.ndarray, blocks: int, columns: int, warps: int
+) -> _Launch:
     """The split launch of ``pairs``, some of ``launch``'s: 32-thread groups of ``columns``
-    columns a thread (``_split_columns``), ``_SPLIT`` warps a block, ``blocks`` blocks a pair
-    set (its ``start`` is set by :func:`_split_long`)."""
-    return replace(launch, group=32, columns=columns, pairs=pairs, split=_SPLIT, cluster=blocks)
+    columns a thread (``_split_columns``), ``warps`` warps a block (``_split_warps``),
+    ``blocks`` blocks a pair set (its ``start`` is set by :func:`_split_long`)."""
+    return replace(launch, group=32, columns=columns, pairs=pairs, split=warps, cluster=blocks)
 
 
 @cache
