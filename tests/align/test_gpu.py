@@ -92,6 +92,35 @@ def test_random_pairs(mode: str, gap: str, alphabet: str, lanes: str) -> None:
     _compare(queries, targets, scoring_for(alphabet, gap), mode, lanes)
 
 
+# the score tiles that the traceback's fills (and so test_gpu_traceback) do not take
+ODD_TILES = [x for x in _gpu_backend._TILES_DNA if x not in _gpu_backend._FLAG_TILES_DNA]
+
+
+@pytest.mark.parametrize("tile", ODD_TILES, ids=lambda t: f"{t[0]}x{t[1]}")
+@pytest.mark.parametrize("lanes", ["auto", "half2", "s32"])
+@pytest.mark.parametrize("gap", list(GAPS))
+@pytest.mark.parametrize("mode", MODES)
+def test_tiles_of_24_columns_match_cpu(mode: str, gap: str, lanes: str, tile) -> None:
+    """Each tile of 24 columns a thread alone (a stripe not a power of two wide, a byte
+    profile read 8 bytes at a time) on pairs of every kind, one stripe or many."""
+    scoring = scoring_for("dna", gap)
+    queries, targets = _random_pairs(zlib.crc32(f"tile {mode} {gap} {lanes} {tile}".encode()), 4)
+    q, t = batch(queries, scoring.alphabet), batch(targets, scoring.alphabet)
+    index = np.arange(len(q), dtype=np.int64)
+    args = (q, t, index, index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
+    staged = _gpu_backend.stage(*args, lanes=lanes, tiles=(tile,))
+    assert {x.shape[:2] for x in staged if x.shape[2] == 1} == {tile}
+    gpu = np.zeros((len(index), 3), dtype=np.int64)
+    for launch in staged:
+        launch.launch()
+    for launch in staged:
+        gpu[launch.pairs] = launch.result()
+    cpu = _cpu_backend.score(*args)
+    real = (q.lengths > 0) & (t.lengths > 0)
+    bad = np.flatnonzero(np.any(cpu[real] != gpu[real], axis=1))
+    assert len(bad) == 0, f"{len(bad)} pairs differ; first {int(bad[0])}"
+
+
 @pytest.mark.parametrize("gap", list(GAPS))
 @pytest.mark.parametrize("mode", MODES)
 def test_protein_class_table_matches_cpu(mode: str, gap: str) -> None:

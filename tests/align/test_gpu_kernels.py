@@ -49,6 +49,24 @@ INSTANCES = {
         )
     ]
     + [_gpu_backend.kernel_name("local", True, "s16x2", k, g) for g, k in ((8, 8), (16, 16))]
+    # tiles of 24 columns a thread (a stripe not a power of two wide)
+    + [
+        _gpu_backend.kernel_name(mode, affine, lane, 24, g)
+        for mode, affine, lane, g in itertools.product(
+            ("global", "semi-global", "local"),
+            (False, True),
+            ("s16x2-bytes", "s32"),
+            (8, 16),
+        )
+    ]
+    + [
+        _gpu_backend.kernel_name(mode, affine, lane, 24, 16)
+        for mode, affine, lane in itertools.product(
+            ("global", "semi-global"),
+            (False, True),
+            ("s16x2-bytes-offset", "s16x2-bytes-rebased", "s32-offset"),
+        )
+    ]
     + [_gpu_backend.kernel_name("local", True, "s16x2-bytes", 8, 32)]
     + [_gpu_backend.kernel_name("semi-global", True, "s16x2-bytes", 32, 16)]
     + [
@@ -160,7 +178,7 @@ def test_flag_bytes_hold_every_cell_and_the_widest_tile_bounds_them() -> None:
     rng = np.random.default_rng(7)
     m, n = rng.integers(1, 700, 40), rng.integers(1, 1500, 40)
     bound = _gpu_traceback.flag_bytes(m, n, 16, 32)
-    for columns, group in (*_gpu_backend._TILES_DNA, *_gpu_backend._TILES_PROTEIN):
+    for columns, group in (*_gpu_backend._FLAG_TILES_DNA, *_gpu_backend._TILES_PROTEIN):
         sizes = _gpu_traceback.flag_bytes(m, n, columns, group)
         assert np.all(sizes <= bound) and np.all(sizes % 16 == 0)
         stripe = columns * group
@@ -428,6 +446,40 @@ def test_tiles_partition_pairs_sorted_by_shape() -> None:
     assert chosen[6] == (8, 16)  # 562 columns: five 128-wide stripes, not two of 512
     same = np.full(5, 125)
     assert shape_sort(same, same)[0].tolist() == list(range(5))
+
+
+def test_tiles_of_24_columns_take_short_targets_only() -> None:
+    """The score tiles of 24 columns a thread hold the short reads' windows in few stripes
+    (125 bp reads against 138 bp windows: one stripe of 192, not 256 mostly idle columns) and
+    never targets past three such stripes; the traceback's fills keep stripes of a power of
+    two columns."""
+    tiles = _gpu_backend._TILES_DNA
+    m = np.array([125, 250, 512, 1024, 1400, 3000, 9000])
+    n = m + m // 10
+    order, keys = shape_sort(m, n)
+    chosen, bounds = tile_runs(keys, tiles, 5)
+    tile_of = {
+        int(p): tiles[c]
+        for c, a, b in zip(chosen, bounds[:-1], bounds[1:], strict=True)
+        for p in order[a:b]
+    }
+    assert [tile_of[p] for p in range(len(m))] == [
+        (8, 24),
+        (16, 24),
+        (8, 24),
+        (16, 24),
+        (16, 16),
+        (16, 32),
+        (16, 32),
+    ]
+    longest = 32 * np.arange(1, 257)
+    for group, columns in tiles:
+        if (group * columns) & (group * columns - 1):
+            held = np.isfinite(tile_cost(longest, group, columns, 5))
+            assert longest[held].max() <= 3 * group * columns < longest[~held].min()
+    flags = _gpu_backend._tiles(Scoring.dna(2, -1, 2, 1).matrix, flags=True)
+    assert all((g * k) & (g * k - 1) == 0 for g, k in flags)
+    assert _gpu_backend._tiles(Scoring.blosum62(11, 1).matrix) == _gpu_backend._TILES_PROTEIN
 
 
 def test_shape_sort_is_the_stable_sort_of_the_non_empty_pairs() -> None:

@@ -273,7 +273,8 @@ def _fields_on_device(
     affine = gap_open != gap_extend
     device = cp.cuda.runtime.getDevice()
     upload = _gpu_backend._Upload(cp, device, sources, _gpu_backend._COPY_THREADS)
-    launches = _gpu_backend._plan(m, n, matrix, gap_open, gap_extend, "auto", table=False)
+    tiles = _gpu_backend._tiles(matrix, flags=True)
+    launches = _gpu_backend._plan(m, n, matrix, gap_open, gap_extend, "auto", tiles, table=False)
     names = {fill_name(mode, affine, x.kernel_lane, x.columns, x.group) for x in launches}
     module = cuda.compile_module(
         "seqwarp.align", "align_trace.cu", [*sorted(names), walk_name(mode), _PACK]

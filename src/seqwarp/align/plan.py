@@ -228,6 +228,10 @@ _STRIPE_ROW_CELLS = 30
 # a tile that needs several stripes must win by this factor (the boundary column handed
 # between stripes through memory, and costs the estimate leaves out)
 _STRIPED_MARGIN = 1.1
+# a tile whose stripe is not a power of two wide (24 columns a thread) takes targets of at
+# most this many stripes: longer ones go to the power-of-two stripes that the split launches
+# and the long reads' kernels are measured at
+_ODD_TILE_STRIPES = 3
 
 
 def tile_cost(target: np.ndarray, group: int, columns: int, letters: int) -> np.ndarray:
@@ -235,12 +239,16 @@ def tile_cost(target: np.ndarray, group: int, columns: int, letters: int) -> np.
     columns on a pair whose target (and query) is ``target`` long: its stripes of
     ``group * columns`` target columns, each with ``target + group - 1`` wavefront steps of
     ``_STRIPE_ROW_CELLS`` fixed work and a substitution profile of ``letters`` rows to build;
-    several stripes cost ``_STRIPED_MARGIN`` times more."""
+    several stripes cost ``_STRIPED_MARGIN`` times more (infinite past ``_ODD_TILE_STRIPES``
+    stripes that are not a power of two wide)."""
     width = group * columns
     stripes = -(-np.asarray(target, dtype=np.int64) // width)
     per_row = width * (1 + _ROW_OVERHEAD_CELLS / columns) + _STRIPE_ROW_CELLS
     work = stripes * ((target + group - 1) * per_row + letters * width)
-    return np.where(stripes > 1, _STRIPED_MARGIN * work, work)
+    work = np.where(stripes > 1, _STRIPED_MARGIN * work, work)
+    if width & (width - 1):
+        work = np.where(stripes > _ODD_TILE_STRIPES, np.inf, work)
+    return work
 
 
 def tile_runs(

@@ -29,7 +29,7 @@
 //           what one register holds, and the width of the profile's scores (the table lane:
 //           no profile, see below); Offset<a fused lane>: the same in the anti-diagonal offset
 //           form; Rebased<a 16-bit lane>: the offset form relative to a moving base (below)
-//   K       target columns per thread (register tile), a multiple of 8
+//   K       target columns per thread (register tile), a multiple of 8 (FLAGS: a power of two)
 //   G       threads per alignment group: 8, 16 or 32
 //   FLAGS   also write each cell's 4 direction flags (fused lanes only: s32, s16x2)
 //   SPLIT   warps of a block that share one pair set (1: a group per pair set; > 1: G = 32,
@@ -238,14 +238,25 @@ __device__ __forceinline__ bool beats(const End& a, const End& b) {
     return a.score > b.score || (a.score == b.score && (a.i < b.i || (a.i == b.i && a.j < b.j)));
 }
 
+// the least power of two >= k
+__host__ __device__ constexpr int power_of_two_above(int k) {
+    return k <= 1 ? 1 : 2 * power_of_two_above((k + 1) / 2);
+}
+
 // x[c] for a c known only at run time, by a tree of selects on c's bits: registers take
 // constant indices only, and a select tree has no branch (c outside [0, K): any x[c']).
-// Selects on the bit patterns, so that no lane type's array is placed in local memory.
+// Selects on the bit patterns, so that no lane type's array is placed in local memory. K not
+// a power of two: the tree of the next power of two, its slots past K holding x[K - 1].
 template <int K>
 __device__ __forceinline__ unsigned pick_bits(const unsigned (&x)[K], int c) {
-    static_assert((K & (K - 1)) == 0, "K must be a power of two");
     if constexpr (K == 1) {
         return x[0];
+    } else if constexpr ((K & (K - 1)) != 0) {
+        constexpr int WIDE = power_of_two_above(K);
+        unsigned padded[WIDE];
+#pragma unroll
+        for (int k = 0; k < WIDE; ++k) padded[k] = x[k < K ? k : K - 1];
+        return pick_bits<WIDE>(padded, c);
     } else {
         unsigned half[K / 2];
 #pragma unroll
@@ -314,9 +325,12 @@ __device__ __forceinline__ void align_dp(
     using P = typename L::P;
     constexpr int PAIRS = L::PAIRS;
     constexpr int COLS = G * K;                            // columns per stripe
-    constexpr int LOAD = K * (int)sizeof(P) >= 16 ? 16 : K * (int)sizeof(P);  // bytes per load
+    // bytes per profile load: the widest of 16, 8 and 4 that divides a thread's K scores
+    constexpr int TILE_BYTES = K * (int)sizeof(P);
+    constexpr int LOAD = TILE_BYTES % 16 == 0 ? 16 : TILE_BYTES % 8 == 0 ? 8 : 4;
     constexpr int W = LOAD / (int)sizeof(P);               // profile elements per load
-    static_assert(K % 8 == 0 && K % W == 0, "K must be a multiple of 8");
+    static_assert(K % 8 == 0, "K must be a multiple of 8");
+    static_assert(!FLAGS || (K & (K - 1)) == 0, "the flags' stripes are a power of two wide");
     static_assert(!FLAGS || L::FUSED, "direction flags need a fused add+max lane");
     static_assert(SPLIT == 1 || (G == 32 && !FLAGS), "split pair sets take whole warps, no flags");
     static_assert(CLUSTER == 1 || SPLIT > 1, "a cluster shares split pair sets");
