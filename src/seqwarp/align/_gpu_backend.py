@@ -176,7 +176,7 @@ _CLUSTER_ROUNDS = 1
 # short reads' windows with less padding (a 138-residue window: one stripe of 192 columns
 # instead of 256; a 564-residue one: three of 192 instead of five of 128); measured kernels
 # against the power-of-two tiles alone, the short reads of every mode and gap model: 125 bp
-# +24-53 %, 512 bp +10-23 %, 1,024 bp +2-13 %, 250 bp -8 to +10 % (plan.tile_cost picked
+# +24-53 %, 512 bp +10-23 %, 1,024 bp +2-13 %, 250 bp -8 to +10.5 % (plan.tile_cost picked
 # the fastest tile of each length that bench align-tiles timed)
 _TILES_DNA = ((8, 16), (8, 24), (16, 16), (16, 24), (16, 32))
 _TILES_PROTEIN = ((8, 8), (16, 8), (32, 8))
