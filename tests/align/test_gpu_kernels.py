@@ -49,22 +49,23 @@ INSTANCES = {
         )
     ]
     + [_gpu_backend.kernel_name("local", True, "s16x2", k, g) for g, k in ((8, 8), (16, 16))]
-    # tiles of 24 columns a thread (a stripe not a power of two wide)
+    # tiles of 20 and 24 columns a thread (a stripe not a power of two wide)
     + [
-        _gpu_backend.kernel_name(mode, affine, lane, 24, g)
-        for mode, affine, lane, g in itertools.product(
+        _gpu_backend.kernel_name(mode, affine, lane, k, g)
+        for mode, affine, lane, (g, k) in itertools.product(
             ("global", "semi-global", "local"),
             (False, True),
             ("s16x2-bytes", "s32"),
-            (8, 16),
+            ((8, 20), (8, 24), (16, 20), (16, 24)),
         )
     ]
     + [
-        _gpu_backend.kernel_name(mode, affine, lane, 24, 16)
-        for mode, affine, lane in itertools.product(
+        _gpu_backend.kernel_name(mode, affine, lane, k, 16)
+        for mode, affine, lane, k in itertools.product(
             ("global", "semi-global"),
             (False, True),
             ("s16x2-bytes-offset", "s16x2-bytes-rebased", "s32-offset"),
+            (20, 24),
         )
     ]
     + [_gpu_backend.kernel_name("local", True, "s16x2-bytes", 8, 32)]
@@ -448,10 +449,10 @@ def test_tiles_partition_pairs_sorted_by_shape() -> None:
     assert shape_sort(same, same)[0].tolist() == list(range(5))
 
 
-def test_tiles_of_24_columns_take_short_targets_only() -> None:
-    """The score tiles of 24 columns a thread hold the short reads' windows in few stripes
-    (125 bp reads against 138 bp windows: one stripe of 192, not 256 mostly idle columns) and
-    never targets past three such stripes; the traceback's fills keep stripes of a power of
+def test_tiles_not_a_power_of_two_wide_take_short_targets_only() -> None:
+    """The score tiles of 20 and 24 columns a thread hold the short reads' windows in few
+    stripes (125 bp reads against 138 bp windows: one stripe of 160, not 256 mostly idle
+    columns) and never targets past three such stripes; the traceback's fills keep stripes of a power of
     two columns."""
     tiles = _gpu_backend._TILES_DNA
     m = np.array([125, 250, 512, 1024, 1400, 3000, 9000])
@@ -464,8 +465,8 @@ def test_tiles_of_24_columns_take_short_targets_only() -> None:
         for p in order[a:b]
     }
     assert [tile_of[p] for p in range(len(m))] == [
-        (8, 24),
-        (16, 24),
+        (8, 20),
+        (16, 20),
         (8, 24),
         (16, 24),
         (16, 16),

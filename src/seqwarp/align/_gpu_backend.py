@@ -178,7 +178,7 @@ _CLUSTER_ROUNDS = 1
 # against the power-of-two tiles alone, the short reads of every mode and gap model: 125 bp
 # +24-53 %, 512 bp +10-23 %, 1,024 bp +2-13 %, 250 bp -8 to +10.5 % (plan.tile_cost picked
 # the fastest tile of each length that bench align-tiles timed)
-_TILES_DNA = ((8, 16), (8, 24), (16, 16), (16, 24), (16, 32))
+_TILES_DNA = ((8, 16), (8, 20), (8, 24), (16, 16), (16, 20), (16, 24), (16, 32))
 _TILES_PROTEIN = ((8, 8), (16, 8), (32, 8))
 # the traceback's fills lay their flags out by stripes of a power of two columns
 _FLAG_TILES_DNA = ((8, 16), (16, 16), (16, 32))

@@ -228,7 +228,7 @@ _STRIPE_ROW_CELLS = 30
 # a tile that needs several stripes must win by this factor (the boundary column handed
 # between stripes through memory, and costs the estimate leaves out)
 _STRIPED_MARGIN = 1.1
-# a tile whose stripe is not a power of two wide (24 columns a thread) takes targets of at
+# a tile whose stripe is not a power of two wide (20 or 24 columns a thread) takes targets of at
 # most this many stripes: longer ones go to the power-of-two stripes that the split launches
 # and the long reads' kernels are measured at
 _ODD_TILE_STRIPES = 3

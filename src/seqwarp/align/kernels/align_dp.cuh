@@ -29,7 +29,8 @@
 //           what one register holds, and the width of the profile's scores (the table lane:
 //           no profile, see below); Offset<a fused lane>: the same in the anti-diagonal offset
 //           form; Rebased<a 16-bit lane>: the offset form relative to a moving base (below)
-//   K       target columns per thread (register tile), a multiple of 8 (FLAGS: a power of two)
+//   K       target columns per thread (register tile), a multiple of 4 (FLAGS: a power of two
+//           from 8)
 //   G       threads per alignment group: 8, 16 or 32
 //   FLAGS   also write each cell's 4 direction flags (fused lanes only: s32, s16x2)
 //   SPLIT   warps of a block that share one pair set (1: a group per pair set; > 1: G = 32,
@@ -329,8 +330,9 @@ __device__ __forceinline__ void align_dp(
     constexpr int TILE_BYTES = K * (int)sizeof(P);
     constexpr int LOAD = TILE_BYTES % 16 == 0 ? 16 : TILE_BYTES % 8 == 0 ? 8 : 4;
     constexpr int W = LOAD / (int)sizeof(P);               // profile elements per load
-    static_assert(K % 8 == 0, "K must be a multiple of 8");
-    static_assert(!FLAGS || (K & (K - 1)) == 0, "the flags' stripes are a power of two wide");
+    static_assert(K % 4 == 0, "K must be a multiple of 4");
+    static_assert(!FLAGS || (K % 8 == 0 && (K & (K - 1)) == 0),
+                  "the flags' stripes are a power of two wide, a byte holding two cells");
     static_assert(!FLAGS || L::FUSED, "direction flags need a fused add+max lane");
     static_assert(SPLIT == 1 || (G == 32 && !FLAGS), "split pair sets take whole warps, no flags");
     static_assert(CLUSTER == 1 || SPLIT > 1, "a cluster shares split pair sets");
