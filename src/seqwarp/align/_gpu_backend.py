@@ -172,12 +172,13 @@ _CLUSTER_ROUNDS = 1
 # launch had lost: 1.80 / 1.65 against 1.94 / 1.78 (before the windows of handed-on rows)
 # (threads per group, columns per thread) by the widest target each holds in one stripe
 # (measured on the H200: 16 x 32 beats 32 x 16 by 8-16 % at 512 bp, more columns per thread
-# amortising each row's shuffles and profile loads). Tiles of 24 columns a thread fit the
-# short reads' windows with less padding (a 138-residue window: one stripe of 192 columns
-# instead of 256; a 564-residue one: three of 192 instead of five of 128); measured kernels
-# against the power-of-two tiles alone, the short reads of every mode and gap model: 125 bp
-# +24-53 %, 512 bp +10-23 %, 1,024 bp +2-13 %, 250 bp -8 to +10.5 % (plan.tile_cost picked
-# the fastest tile of each length that bench align-tiles timed)
+# amortising each row's shuffles and profile loads). Tiles of 20 and 24 columns a thread fit
+# the short reads' windows with less padding (a 138-residue window: one stripe of 160 columns
+# instead of 256; a 564-residue one: three of 192 instead of five of 128); measured kernels,
+# the short reads of every mode and gap model: 24 columns against the power-of-two tiles
+# alone, 125 bp +24-53 %, 512 bp +10-23 %, 1,024 bp +2-13 %, 250 bp -8 to +10.5 %; 20
+# columns beside them, 125 bp +6-24 %, 250 bp +5-23 % (plan.tile_cost picked the fastest
+# tile of each length that bench align-tiles timed)
 _TILES_DNA = ((8, 16), (8, 20), (8, 24), (16, 16), (16, 20), (16, 24), (16, 32))
 _TILES_PROTEIN = ((8, 8), (16, 8), (32, 8))
 # the traceback's fills lay their flags out by stripes of a power of two columns
