@@ -1,9 +1,13 @@
 """GPU-side code that runs without a GPU: planning helpers, kernel sources, and a compile of
-every kernel file with nvcc for Hopper (skipped, with the reason, where nvcc is missing)."""
+every kernel file for Hopper with nvcc and with NVRTC, the compiler that builds them at run
+time (each skipped, with the reason, where it is missing)."""
 
 from __future__ import annotations
 
+import ctypes
+import importlib.util
 import itertools
+import os
 import shutil
 import subprocess
 import sys
@@ -171,6 +175,52 @@ def test_kernels_compile_for_hopper(name: str, tmp_path: Path) -> None:
         check=False,
     )
     assert result.returncode == 0, result.stderr
+
+
+def _nvrtc() -> ctypes.CDLL | None:
+    """NVRTC from the nvidia-cuda-nvrtc wheel (the library CuPy compiles with), or None."""
+    spec = importlib.util.find_spec("nvidia")
+    for root in spec.submodule_search_locations if spec else ():
+        for library in sorted(Path(root).glob("*/lib/libnvrtc.so*")):
+            return ctypes.CDLL(str(library))
+    return None
+
+
+@pytest.mark.parametrize("name", CU_FILES)
+def test_kernels_compile_with_nvrtc(name: str) -> None:
+    """The same instances through NVRTC with the options CuPy adds (device code by default,
+    flush to zero): NVRTC rejects some code that nvcc builds, such as a host compiler's
+    builtin in a constant expression."""
+    nvrtc, nvcc = _nvrtc(), shutil.which("nvcc")
+    if nvrtc is None or nvcc is None:
+        pytest.skip("NVRTC (nvidia-cuda-nvrtc) or nvcc (for the CUDA headers) is missing")
+    # the CUDA headers beside nvcc (its TOP: nvcc may be a wrapper script elsewhere)
+    dry = subprocess.run([nvcc, "--dryrun", "-x", "cu", "-E", os.devnull], capture_output=True)
+    top = next(line.split("=", 1)[1] for line in dry.stderr.decode().splitlines() if "TOP=" in line)
+    include = Path(top.strip()) / "include"
+    program = ctypes.c_void_p()
+    source = kernel_source("seqwarp.align", name).encode()
+    assert (
+        nvrtc.nvrtcCreateProgram(ctypes.byref(program), source, name.encode(), 0, None, None) == 0
+    )
+    for expression in INSTANCES[name]:
+        assert nvrtc.nvrtcAddNameExpression(program, expression.encode()) == 0
+    options = [
+        b"-std=c++17",
+        b"--device-as-default-execution-space",
+        b"-ftz=true",
+        b"--gpu-architecture=sm_90",
+        b"-I" + str(include).encode(),
+    ]
+    result = nvrtc.nvrtcCompileProgram(
+        program, len(options), (ctypes.c_char_p * len(options))(*options)
+    )
+    size = ctypes.c_size_t()
+    nvrtc.nvrtcGetProgramLogSize(program, ctypes.byref(size))
+    log = ctypes.create_string_buffer(size.value)
+    nvrtc.nvrtcGetProgramLog(program, log)
+    nvrtc.nvrtcDestroyProgram(ctypes.byref(program))
+    assert result == 0, log.value.decode(errors="replace")
 
 
 def test_flag_bytes_hold_every_cell_and_the_widest_tile_bounds_them() -> None:
