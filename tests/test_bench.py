@@ -354,7 +354,7 @@ def test_tile_benchmark_cases_pairs_and_estimates(capsys: pytest.CaptureFixture[
         n = np.full(3, case.target)
         (launch,) = _gpu_backend._plan(m, n, s.matrix, s.gap_open, s.gap_extend, "auto")
         assert align_tiles.estimated_tile(case) == (launch.group, launch.columns)
-    assert align_tiles.estimated_tile(cases[1]) == (8, 16)  # five 128-column stripes
+    assert align_tiles.estimated_tile(cases[1]) == (8, 24)  # three 192-column stripes
     if align_tiles.gpu_count() == 0:
         assert bench_main(["align-tiles", "--dna-lengths", "125"]) == 2
         assert "no CUDA device" in capsys.readouterr().out
