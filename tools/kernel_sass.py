@@ -34,18 +34,19 @@ from seqwarp.align._gpu_backend import _LANE_STRUCT, kernel_name
 from seqwarp.align._gpu_traceback import fill_name
 from seqwarp.cuda import kernel_source
 
-# the 512 bp reads' windows run in 8-thread groups of 16 columns (5 stripes of 128 columns);
-# the protein search's largest launches in 32-thread groups of 8 columns on the class table,
-# which the traceback's fills do not take
+# the 512 bp reads' windows run in 8-thread groups of 24 columns (3 stripes of 192 columns),
+# their traceback's fills in groups of 16 (5 stripes of 128: the flags take stripes of a power
+# of two); the protein search's largest launches in 32-thread groups of 8 columns on the class
+# table, which the fills do not take
 DEFAULT_FILL = (
     "global:linear:s16x2-bytes:16:8",
     "global:affine:s16x2-bytes:16:8",
     "local:affine:s16x2-bytes:16:8",
 )
 DEFAULT = (
-    "global:linear:s16x2-bytes-offset:16:8",
-    "global:affine:s16x2-bytes-offset:16:8",
-    "local:affine:s16x2-bytes:16:8",
+    "global:linear:s16x2-bytes-offset:24:8",
+    "global:affine:s16x2-bytes-offset:24:8",
+    "local:affine:s16x2-bytes:24:8",
     "local:affine:s16x2-table:8:32",
 )
 _DP_OPS = ("VIADDMNMX", "VIMNMX", "IMNMX", "HMNMX2", "HADD2")
