@@ -502,8 +502,8 @@ def test_tiles_partition_pairs_sorted_by_shape() -> None:
 def test_tiles_not_a_power_of_two_wide_take_short_targets_only() -> None:
     """The score tiles of 20 and 24 columns a thread hold the short reads' windows in few
     stripes (125 bp reads against 138 bp windows: one stripe of 160, not 256 mostly idle
-    columns) and never targets past three such stripes; the traceback's fills keep stripes of a power of
-    two columns."""
+    columns) and never targets past three such stripes; the traceback's fills keep stripes of
+    a power of two columns."""
     tiles = _gpu_backend._TILES_DNA
     m = np.array([125, 250, 512, 1024, 1400, 3000, 9000])
     n = m + m // 10

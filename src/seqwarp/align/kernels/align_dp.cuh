@@ -326,7 +326,7 @@ __device__ __forceinline__ void align_dp(
     using P = typename L::P;
     constexpr int PAIRS = L::PAIRS;
     constexpr int COLS = G * K;                            // columns per stripe
-    // bytes per profile load: the widest of 16, 8 and 4 that divides a thread's K scores
+    // bytes per profile load: the widest of 16, 8 and 4 that divides the bytes of K scores
     constexpr int TILE_BYTES = K * (int)sizeof(P);
     constexpr int LOAD = TILE_BYTES % 16 == 0 ? 16 : TILE_BYTES % 8 == 0 ? 8 : 4;
     constexpr int W = LOAD / (int)sizeof(P);               // profile elements per load
