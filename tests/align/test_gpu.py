@@ -18,6 +18,7 @@ cupy = pytest.importorskip("cupy")
 from gpu_cases import GAPS, batch, mutate, scoring_for  # noqa: E402
 
 from seqwarp.align import Aligner, _cpu_backend, _gpu_backend, _gpu_traceback  # noqa: E402
+from seqwarp.bench.align_gpu_measure import _results as staged_results  # noqa: E402
 from seqwarp.scoring import Scoring  # noqa: E402
 
 MODES = ("global", "semi-global", "local")
@@ -110,11 +111,7 @@ def test_tiles_not_a_power_of_two_wide_match_cpu(mode: str, gap: str, lanes: str
     args = (q, t, index, index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
     staged = _gpu_backend.stage(*args, lanes=lanes, tiles=(tile,))
     assert {x.shape[:2] for x in staged if x.shape[2] == 1} == {tile}
-    gpu = np.zeros((len(index), 3), dtype=np.int64)
-    for launch in staged:
-        launch.launch()
-    for launch in staged:
-        gpu[launch.pairs] = launch.result()
+    gpu = staged_results(staged, len(index))
     cpu = _cpu_backend.score(*args)
     real = (q.lengths > 0) & (t.lengths > 0)
     bad = np.flatnonzero(np.any(cpu[real] != gpu[real], axis=1))

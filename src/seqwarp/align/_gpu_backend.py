@@ -275,6 +275,16 @@ class _Launch:
         return "table" in self.kernel_lane
 
     @property
+    def lane_pairs(self) -> int:
+        """Pairs a register holds: one in the int32 lane, two in the 16-bit ones."""
+        return 1 if self.lane == "s32" else 2
+
+    def profile_bytes(self, alpha: int, width: int) -> int:
+        """Shared memory of one pair set's profile over a stripe of ``width`` columns
+        (``alpha`` letters and the padding one)."""
+        return self.lane_pairs * (alpha + 1) * width * _LANE_STRUCT[self.kernel_lane][1]
+
+    @property
     def handed_words(self) -> int:
         """32-bit words a row of the column handed between stripes takes: (hg, F) bit
         patterns, or a rebased lane's two pairs' hg and F as int32 values."""
@@ -452,7 +462,6 @@ def _split_long(
     result = []
     for launch in launches:
         cols = launch.group * launch.columns
-        lane_pairs = 1 if launch.lane == "s32" else 2
         # longer than _SPLIT - 1 stripes: bins from this one on (a multiple of 32 columns)
         first_bin = (_SPLIT - 1) * cols // 32
         count = len(launch.pairs)
@@ -463,7 +472,11 @@ def _split_long(
             )
         columns = _split_columns(launch, scoring)
         warps = _SPLIT if scoring is None else _split_warps(launch, columns, len(scoring[0]))
-        if cut == count or -(-(count - cut) // lane_pairs) >= _SPLIT_BELOW_GROUPS or warps == 1:
+        if (
+            cut == count
+            or -(-(count - cut) // launch.lane_pairs) >= _SPLIT_BELOW_GROUPS
+            or warps == 1
+        ):
             result.append(launch)
             continue
         if cut:
@@ -513,9 +526,7 @@ def _split_warps(launch: _Launch, columns: int, alpha: int) -> int:
     not even 2 fit, the pairs run one group each)."""
     if launch.table:
         return _SPLIT
-    lane_pairs = 1 if launch.lane == "s32" else 2
-    element = _LANE_STRUCT[launch.kernel_lane][1]
-    per_warp = lane_pairs * (alpha + 1) * 32 * columns * element + 32 * lane_pairs * columns * 4
+    per_warp = launch.profile_bytes(alpha, 32 * columns) + 32 * launch.lane_pairs * columns * 4
     return max(1, min(_SPLIT, (_SHARED_PER_BLOCK - 1024) // per_warp))
 
 
@@ -867,19 +878,17 @@ class _Grid:
         for the class table, whose ``alpha`` counts letter classes); a split launch's pair
         sets take ``cluster`` blocks of ``split`` warps each, and two handed-on columns per
         warp."""
-        lane_pairs = 1 if launch.lane == "s32" else 2
         split, cluster = launch.split, launch.cluster
         block = _TABLE_BLOCK if launch.table else _BLOCK
         sets_per_block = block // launch.group if split == 1 else 1
         threads = block if split == 1 else 32 * split
-        groups = -(-count // lane_pairs)
+        groups = -(-count // launch.lane_pairs)
         set_blocks = -(-groups // sets_per_block)  # blocks of pair sets (a cluster: one set)
         cols = launch.group * launch.columns
         if launch.table:  # one table a block; ``alpha``: the letter classes
             shared = 4 * alpha**3
         else:  # a profile a group
-            element = _LANE_STRUCT[launch.kernel_lane][1]
-            shared = sets_per_block * split * lane_pairs * (alpha + 1) * cols * element
+            shared = sets_per_block * split * launch.profile_bytes(alpha, cols)
         words = launch.handed_words
         stride = cluster * split * 2 * words * (longest_query + 1) if longest_target > cols else 0
         # every group of the grid gets scratch: a group past the last pair still runs (idle)
