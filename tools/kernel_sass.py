@@ -35,13 +35,12 @@ from seqwarp.align._gpu_traceback import fill_name
 from seqwarp.cuda import kernel_source
 
 # the 512 bp reads' windows run in 8-thread groups of 24 columns (3 stripes of 192 columns),
-# their traceback's fills in groups of 16 (5 stripes of 128: the flags take stripes of a power
-# of two); the protein search's largest launches in 32-thread groups of 8 columns on the class
-# table, which the fills do not take
+# their traceback's fills too; the protein search's largest launches in 32-thread groups of 8
+# columns on the class table, which the fills do not take
 DEFAULT_FILL = (
-    "global:linear:s16x2-bytes:16:8",
-    "global:affine:s16x2-bytes:16:8",
-    "local:affine:s16x2-bytes:16:8",
+    "global:linear:s16x2-bytes:24:8",
+    "global:affine:s16x2-bytes:24:8",
+    "local:affine:s16x2-bytes:24:8",
 )
 DEFAULT = (
     "global:linear:s16x2-bytes-offset:24:8",

@@ -138,6 +138,13 @@ INSTANCES = {
         )
     ]
     + [_gpu_traceback.fill_name("local", True, "s16x2-bytes", 8, 8)]
+    # tiles not a power of two wide: a thread's nibbles of a row in 3 words
+    + [
+        _gpu_traceback.fill_name(mode, True, lane, columns, 8)
+        for mode, lane, columns in itertools.product(
+            ("global", "local"), ("s32", "s16x2-bytes"), (20, 24)
+        )
+    ]
     + [_gpu_traceback.walk_name(mode) for mode in ("global", "semi-global", "local")],
     "microbench.cu": [f"seqwarp::op_rate<{op}>" for op in range(4)],
 }
@@ -223,24 +230,26 @@ def test_kernels_compile_with_nvrtc(name: str) -> None:
     assert result == 0, log.value.decode(errors="replace")
 
 
-def test_flag_bytes_hold_every_cell_and_the_widest_tile_bounds_them() -> None:
-    # every cell's byte under align_dp.cuh's layout (stripe, anti-diagonal step, thread)
-    # lies inside the pair's flag bytes, and the widest tile's size bounds every tile's
+def test_flag_bytes_hold_every_cell_and_the_largest_bounds_them() -> None:
+    # every cell's nibble under align_dp.cuh's layout (stripe, anti-diagonal step, thread, a
+    # thread's nibbles of a row in whole words) lies inside the pair's flag bytes, no two
+    # cells share one, and _most_flag_bytes bounds every tile's
     rng = np.random.default_rng(7)
     m, n = rng.integers(1, 700, 40), rng.integers(1, 1500, 40)
-    bound = _gpu_traceback.flag_bytes(m, n, 16, 32)
-    for columns, group in (*_gpu_backend._FLAG_TILES_DNA, *_gpu_backend._TILES_PROTEIN):
+    tiles = (*_gpu_backend._TILES_DNA, *_gpu_backend._TILES_PROTEIN)
+    bound = _gpu_traceback._most_flag_bytes(m, n, tiles)
+    for group, columns in tiles:
         sizes = _gpu_traceback.flag_bytes(m, n, columns, group)
         assert np.all(sizes <= bound) and np.all(sizes % 16 == 0)
-        stripe = columns * group
+        stripe, thread_bytes = columns * group, 4 * -(-columns // 8)
         for mi, ni, size in zip(m[:6], n[:6], sizes[:6], strict=True):
             i, j = np.meshgrid(np.arange(1, mi + 1), np.arange(1, ni + 1), indexing="ij")
             s, within = (j - 1) // stripe, (j - 1) % stripe
-            step = s * (mi + group - 1) + i - 1 + within // columns
-            byte = step * (stripe // 2) + within // 2
+            t, c = within // columns, within % columns
+            step = s * (mi + group - 1) + i - 1 + t
+            byte = step * group * thread_bytes + t * thread_bytes + c // 2
             assert byte.max() < size
-            # two cells a byte, no byte shared by other cells
-            assert np.unique(byte * 2 + within % 2).size == mi * ni
+            assert np.unique(byte * 2 + c % 2).size == mi * ni
 
 
 def test_residues_needed_reach_the_last_end_in_each_source() -> None:
@@ -502,8 +511,8 @@ def test_tiles_partition_pairs_sorted_by_shape() -> None:
 def test_tiles_not_a_power_of_two_wide_take_short_targets_only() -> None:
     """The score tiles of 20 and 24 columns a thread hold the short reads' windows in few
     stripes (125 bp reads against 138 bp windows: one stripe of 160, not 256 mostly idle
-    columns) and never targets past three such stripes; the traceback's fills keep stripes of
-    a power of two columns."""
+    columns) and never targets past three such stripes; the traceback's fills take the same
+    tiles."""
     tiles = _gpu_backend._TILES_DNA
     m = np.array([125, 250, 512, 1024, 1400, 3000, 9000])
     n = m + m // 10
@@ -528,8 +537,7 @@ def test_tiles_not_a_power_of_two_wide_take_short_targets_only() -> None:
         if (group * columns) & (group * columns - 1):
             held = np.isfinite(tile_cost(longest, group, columns, 5))
             assert longest[held].max() <= 3 * group * columns < longest[~held].min()
-    flags = _gpu_backend._tiles(Scoring.dna(2, -1, 2, 1).matrix, flags=True)
-    assert all((g * k) & (g * k - 1) == 0 for g, k in flags)
+    assert _gpu_backend._tiles(Scoring.dna(2, -1, 2, 1).matrix) == _gpu_backend._TILES_DNA
     assert _gpu_backend._tiles(Scoring.blosum62(11, 1).matrix) == _gpu_backend._TILES_PROTEIN
 
 

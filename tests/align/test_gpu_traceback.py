@@ -104,6 +104,25 @@ def test_overflow_prone_pairs(mode: str) -> None:
     _compare(queries, targets, scoring_for("dna", "affine"), mode)
 
 
+@pytest.mark.parametrize(
+    "tile",
+    [(g, k) for g, k in _gpu_backend._TILES_DNA if (g * k) & (g * k - 1)],
+    ids=lambda t: f"{t[0]}x{t[1]}",
+)
+@pytest.mark.parametrize("gap", GAPS)
+@pytest.mark.parametrize("mode", MODES)
+def test_fills_on_tiles_not_a_power_of_two_wide(
+    monkeypatch: pytest.MonkeyPatch, mode: str, gap: str, tile: tuple[int, int]
+) -> None:
+    """Each tile of 20 or 24 columns a thread alone (the walk follows its columns without
+    shifts; 20 columns: a thread's nibbles of a row in 3 words, the last half empty) on pairs
+    of every kind, one stripe or many, 16- and 32-bit lanes."""
+    monkeypatch.setattr(_gpu_backend, "_TILES_DNA", (tile,))
+    seed = zlib.crc32(f"fill {mode} {gap} {tile}".encode())
+    queries, targets = _random_pairs(seed, 4, 3000)
+    _compare(queries, targets, scoring_for("dna", gap), mode)
+
+
 def test_small_chunks_give_the_same_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     """A flag budget of a few pairs: many chunks, each collected while the next one runs."""
     monkeypatch.setattr(_gpu_traceback, "_MAX_CHUNK_FLAG_BYTES", 1 << 18)

@@ -63,14 +63,20 @@ def walk_name(mode: str) -> str:
 
 def flag_bytes(m: np.ndarray, n: np.ndarray, columns: int, group: int) -> np.ndarray:
     """Device bytes of each pair's flags under a tile of ``group`` threads of ``columns``
-    columns, rounded up to 16 (the kernel stores 16-byte words): as ``align_dp.cuh`` lays
-    them out, each stripe holds ``m + group - 1`` anti-diagonal steps of 2 cells a byte."""
-    stripe = group * columns  # a power of two: shifts and masks, not integer divisions
-    shift = stripe.bit_length() - 1
-    if stripe != 1 << shift:
-        raise ValueError(f"a tile of {group} x {columns} columns is not a power of two wide")
-    stripes = (np.asarray(n, dtype=np.int64) + (stripe - 1)) >> shift
-    return (stripes * (np.asarray(m, dtype=np.int64) + (group - 1)) * (stripe // 2) + 15) & ~15
+    columns, rounded up to 16 (the walk reads 16-byte words): as ``align_dp.cuh`` lays them
+    out, each stripe holds ``m + group - 1`` anti-diagonal steps, and a step a thread's
+    ``columns`` nibbles in whole 4-byte words."""
+    stripe = group * columns
+    stripes = (np.asarray(n, dtype=np.int64) + (stripe - 1)) // stripe
+    step = group * 4 * ((columns + 7) // 8)
+    return (stripes * (np.asarray(m, dtype=np.int64) + (group - 1)) * step + 15) & ~15
+
+
+def _most_flag_bytes(
+    m: np.ndarray, n: np.ndarray, tiles: tuple[tuple[int, int], ...]
+) -> np.ndarray:
+    """Each pair's flag bytes under the tile of ``tiles`` that needs the most for it."""
+    return np.max([flag_bytes(m, n, columns, group) for group, columns in tiles], axis=0)
 
 
 @dataclass
@@ -181,13 +187,13 @@ def _align_share(
     with cp.cuda.Device(device):
         # what the pool holds unused is free too (it releases it when an allocation fails)
         free = int(cp.cuda.Device().mem_info[0]) + cp.get_default_memory_pool().free_bytes()
-        # the widest tile (32 threads of 16 columns) bounds every pair's flags from above,
-        # and the longest sides bound every pair's
+        # the longest sides bound every pair's flags from above under any tile
         both = (m > 0) & (n > 0)
-        if len(m) and flag_bytes(m.max(), n.max(), 16, 32) <= free // 4:
+        tiles = _gpu_backend._tiles(scoring[0])
+        if len(m) and _most_flag_bytes(m.max(), n.max(), tiles) <= free // 4:
             fits = np.ones(len(m), dtype=bool)
         else:
-            fits = flag_bytes(m, n, 16, 32) <= free // 4
+            fits = _most_flag_bytes(m, n, tiles) <= free // 4
         gpu = np.flatnonzero(both & fits)
         if gpu.size:
             # only the residues these pairs touch go to the device (as for scores)
@@ -273,7 +279,7 @@ def _fields_on_device(
     affine = gap_open != gap_extend
     device = cp.cuda.runtime.getDevice()
     upload = _gpu_backend._Upload(cp, device, sources, _gpu_backend._COPY_THREADS)
-    tiles = _gpu_backend._tiles(matrix, flags=True)
+    tiles = _gpu_backend._tiles(matrix)
     launches = _gpu_backend._plan(m, n, matrix, gap_open, gap_extend, "auto", tiles, table=False)
     names = {fill_name(mode, affine, x.kernel_lane, x.columns, x.group) for x in launches}
     module = cuda.compile_module(

@@ -29,8 +29,7 @@
 //           what one register holds, and the width of the profile's scores (the table lane:
 //           no profile, see below); Offset<a fused lane>: the same in the anti-diagonal offset
 //           form; Rebased<a 16-bit lane>: the offset form relative to a moving base (below)
-//   K       target columns per thread (register tile), a multiple of 4 (FLAGS: a power of two
-//           from 8)
+//   K       target columns per thread (register tile), a multiple of 4
 //   G       threads per alignment group: 8, 16 or 32
 //   FLAGS   also write each cell's 4 direction flags (fused lanes only: s32, s16x2)
 //   SPLIT   warps of a block that share one pair set (1: a group per pair set; > 1: G = 32,
@@ -104,10 +103,11 @@
 // 2 and 3 are 0, every gap cell is opened). A local alignment's zero cells need no bit: the
 // walk knows each cell's score on its path. The flags are laid out as the group writes them,
 // by anti-diagonal step, so that a step's stores are one contiguous run (rows, one per
-// thread, would each take a sector of their own): pair p's stripe S holds m + G - 1 steps of COLS / 2 bytes, and cell (i, j),
-// column j of the stripe's thread t at its c-th column (j - 1 = S * COLS + t * K + c), is
-// nibble c % 2 (low first) of byte
-//   flag_offset[p] + (S * (m + G - 1) + i - 1 + t) * COLS / 2 + (t * K + c) / 2.
+// thread, would each take a sector of their own): a thread's K nibbles of a row fill
+// B = 4 * ceil(K / 8) bytes (whole words; K = 20 leaves 2 bytes unused), pair p's stripe S
+// holds m + G - 1 steps of G * B bytes, and cell (i, j), column j of the stripe's thread t at
+// its c-th column (j - 1 = S * COLS + t * K + c), is nibble c % 2 (low first) of byte
+//   flag_offset[p] + (S * (m + G - 1) + i - 1 + t) * G * B + t * B + c / 2.
 //
 // Ends follow the CPU engine's tie rule: highest score, then smallest query end, then smallest
 // target end. Cells outside a pair (padding up to the group's largest pair) score 0 in the
@@ -157,7 +157,7 @@ __device__ __forceinline__ unsigned permute(unsigned a, unsigned b, unsigned s) 
     return r;
 }
 
-// `N` 32-bit words to global memory in one store (the counterpart of load_words)
+// `N` 32-bit words to global memory: one store for 1, 2 or 4 (the counterpart of load_words)
 template <int N>
 __device__ __forceinline__ void store_words(void* p, const unsigned (&w)[N]) {
     if constexpr (N == 4) {
@@ -165,7 +165,8 @@ __device__ __forceinline__ void store_words(void* p, const unsigned (&w)[N]) {
     } else if constexpr (N == 2) {
         *reinterpret_cast<uint2*>(p) = make_uint2(w[0], w[1]);
     } else {
-        *reinterpret_cast<unsigned*>(p) = w[0];
+#pragma unroll
+        for (int k = 0; k < N; ++k) reinterpret_cast<unsigned*>(p)[k] = w[k];
     }
 }
 
@@ -330,9 +331,8 @@ __device__ __forceinline__ void align_dp(
     constexpr int TILE_BYTES = K * (int)sizeof(P);
     constexpr int LOAD = TILE_BYTES % 16 == 0 ? 16 : TILE_BYTES % 8 == 0 ? 8 : 4;
     constexpr int W = LOAD / (int)sizeof(P);               // profile elements per load
+    constexpr int FLAG_WORDS = (K + 7) / 8;                // FLAGS: a thread's nibbles of a row
     static_assert(K % 4 == 0, "K must be a multiple of 4");
-    static_assert(!FLAGS || (K % 8 == 0 && (K & (K - 1)) == 0),
-                  "the flags' stripes are a power of two wide, a byte holding two cells");
     static_assert(!FLAGS || L::FUSED, "direction flags need a fused add+max lane");
     static_assert(SPLIT == 1 || (G == 32 && !FLAGS), "split pair sets take whole warps, no flags");
     static_assert(CLUSTER == 1 || SPLIT > 1, "a cluster shares split pair sets");
@@ -734,7 +734,7 @@ __device__ __forceinline__ void align_dp(
                 V h_left = left;
                 // FLAGS: this row's nibbles, CELLS a word (with two pairs, each in its half)
                 constexpr int CELLS = 8 / PAIRS;
-                unsigned packed[FLAGS ? K / CELLS : 1] = {};
+                unsigned packed[FLAGS ? (K + CELLS - 1) / CELLS : 1] = {};
 #pragma unroll
                 for (int c = 0; c < K; ++c) {
                     if constexpr (OFFSET) {
@@ -760,23 +760,25 @@ __device__ __forceinline__ void align_dp(
                 }
                 diag_left = left;
                 if constexpr (FLAGS) {
-                    // the thread's K columns of row i: K / 2 bytes at step s of the stripe,
-                    // where the pair has them (two pairs: each one's halves side by side)
+                    // the thread's K columns of row i: FLAG_WORDS words at step s of the
+                    // stripe, where the pair has them (two pairs: each one's halves side by
+                    // side; K = 20: the last word's high half is 0)
 #pragma unroll
                     for (int k = 0; k < PAIRS; ++k) {
-                        unsigned nibbles[K / 8];
+                        unsigned nibbles[FLAG_WORDS];
 #pragma unroll
-                        for (int w = 0; w < K / 8; ++w) {
+                        for (int w = 0; w < FLAG_WORDS; ++w) {
                             if constexpr (PAIRS == 1) {
                                 nibbles[w] = packed[w];
                             } else {
-                                nibbles[w] = permute(packed[2 * w], packed[2 * w + 1],
-                                                     k ? 0x7632 : 0x5410);
+                                const unsigned high = 2 * w + 1 < K / CELLS ? packed[2 * w + 1] : 0u;
+                                nibbles[w] = permute(packed[2 * w], high, k ? 0x7632 : 0x5410);
                             }
                         }
                         if (i <= m[k] && s0 < n[k]) {
                             const long long step = (long long)stripe * (m[k] + G - 1) + s;
-                            store_words(flags + flag_offset[pid[k]] + step * (COLS / 2) + t * (K / 2),
+                            store_words(flags + flag_offset[pid[k]] + step * (G * 4 * FLAG_WORDS) +
+                                            t * (4 * FLAG_WORDS),
                                         nibbles);
                         }
                     }

@@ -106,8 +106,7 @@ struct ReversedText {
 };
 
 // ends         per pair: score, query end, target end (align_fill's out)
-// columns, group  align_fill's K and G (powers of two): where a cell's flags are (align_dp.cuh's
-//              layout)
+// columns, group  align_fill's K and G: where a cell's flags are (align_dp.cuh's layout)
 // matrix, alpha, go, ge  the scores (local: the walk follows the score along its path)
 // codes        the residues, readable up to 16 bytes past the last (the walk reads them in
 //              aligned 16-byte windows)
@@ -145,20 +144,29 @@ __global__ void __launch_bounds__(128) trace_walk(
     // the residues and the flags through 16-byte windows in registers
     const long long q_first = q_start[p] - 1, t_first = t_start[p] - 1;  // residue 1 at + 1
     Window q(codes), t(codes), cells(flags + flag_offset[p]);
-    // K and G are powers of two: the cell's place by shifts and masks, not divisions
-    const int column_shift = __ffs(columns) - 1, stripe_shift = column_shift + __ffs(group) - 1;
-    const int stripe_mask = (1 << stripe_shift) - 1;
+    // a thread's bytes of a row and a step's bytes of a stripe (align_dp.cuh's layout)
+    const int thread_bytes = 4 * ((columns + 7) / 8);
+    const long long step_bytes = (long long)group * thread_bytes;
     const long long stripe_steps = q_len[p] + group - 1;
-    // the nibble of cell (i, j): stripe S, its thread t (K columns each) wrote row i at step
-    // i - 1 + t
-    auto flags_of = [&](int i, int j) {
-        const int S = (j - 1) >> stripe_shift, within = (j - 1) & stripe_mask;
-        const long long step = S * stripe_steps + i - 1 + (within >> column_shift);
-        return (cells.byte((step << (stripe_shift - 1)) + (within >> 1)) >> (4 * (within & 1))) & 0xf;
-    };
     ReversedText out(text + text_offset[p]);
     const int q_end = ends[3 * p + 1], t_end = ends[3 * p + 2];
     int i = q_end, j = t_end, state = 0, count = 0, matches = 0, mismatches = 0;
+    // column j's place: its stripe, the stripe's thread `owner` and that thread's column c;
+    // divided out once, then followed as j moves left
+    const int within = (j - 1) % (columns * group);
+    int stripe = (j - 1) / (columns * group), owner = within / columns, c = within % columns;
+    auto move_left = [&]() {
+        --j;
+        if (--c < 0) {
+            c = columns - 1;
+            if (--owner < 0) owner = group - 1, --stripe;
+        }
+    };
+    // the nibble of cell (i, j): thread `owner` wrote row i at step i - 1 + owner
+    auto flags_of = [&](int i) {
+        const long long step = stripe * stripe_steps + i - 1 + owner;
+        return (cells.byte(step * step_bytes + owner * thread_bytes + (c >> 1)) >> (4 * (c & 1))) & 0xf;
+    };
     int score = ends[3 * p];  // local: the score of cell (i, j) in the current state's matrix
     int run_op = 0, run = 0;
     auto put = [&](int op, int times) {
@@ -180,7 +188,7 @@ __global__ void __launch_bounds__(128) trace_walk(
             break;
         }
         if (MODE == LOCAL && state == 0 && score == 0) break;
-        const int cell = flags_of(i, j);
+        const int cell = flags_of(i);
         if (state == 0) {
             if (cell & F_BEAT_BOTH) {
                 state = 2;
@@ -193,7 +201,7 @@ __global__ void __launch_bounds__(128) trace_walk(
                 mismatches += a != b;
                 if (MODE == LOCAL) score -= matrix[a * alpha + b];
                 --i;
-                --j;
+                move_left();
             }
         } else if (state == 1) {
             put(OP_INSERT, 1);
@@ -204,7 +212,7 @@ __global__ void __launch_bounds__(128) trace_walk(
             put(OP_DELETE, 1);
             if (!(cell & F_GOES_ON)) state = 0;
             if (MODE == LOCAL) score += state == 0 ? go : ge;
-            --j;
+            move_left();
         }
     }
     out.run(run_op, run);
