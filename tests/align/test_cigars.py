@@ -1,4 +1,4 @@
-"""``Cigars``: the batch of CIGAR strings results carry (one text, offsets)."""
+"""``Cigars``: the batch of CIGAR strings results carry (ASCII codes, offsets)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,25 @@ def test_behaves_as_the_list_it_was_made_from(strings: list[str]) -> None:
         assert cigars != [*strings[:-1], strings[-1] + "="]
     with pytest.raises(IndexError):
         cigars[len(strings)]
+
+
+@given(cigar_lists)
+def test_made_from_codes_decodes_only_what_is_read(strings: list[str]) -> None:
+    # strings read one at a time or as slices before (and after) the whole text is decoded
+    offsets = np.zeros(len(strings) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in strings], out=offsets[1:])
+    codes = np.frombuffer("".join(strings).encode("ascii"), dtype=np.uint8)
+    cigars = Cigars.from_bytes(codes, offsets)
+    for part in (slice(None), slice(2, None), slice(-3, -1), slice(5, 2), slice(None, None, 2)):
+        assert cigars[part] == strings[part]
+    assert [cigars[p] for p in range(len(strings))] == strings
+    assert cigars == Cigars.from_strings(strings) and cigars.text == "".join(strings)
+    assert cigars[1:4] == strings[1:4] and list(cigars) == strings
+    # pieces whose offsets start inside the codes, joined back in order
+    cut = len(strings) // 2
+    first, second = Cigars(codes, offsets[: cut + 1]), Cigars(codes, offsets[cut:])
+    parts = [(slice(cut, len(strings)), second), (slice(0, cut), first)]
+    assert Cigars.scatter(len(strings), parts) == strings
 
 
 @settings(deadline=None)  # the first call compiles the numba scatter

@@ -20,25 +20,40 @@ __all__ = ["CigarResult", "Cigars", "EndsResult", "ScoreResult", "TopHits"]
 
 
 class Cigars(Sequence[str]):
-    """The CIGAR strings of a batch: one ASCII text and the offsets of each pair's string.
+    """The CIGAR strings of a batch: their ASCII codes in one array and the offsets of each
+    pair's string.
 
     A list of millions of separate strings costs more to build than the alignments
-    themselves; this sequence makes each string only when it is read (``cigars[p]``), and
-    gives the whole text to callers who write it out in bulk (``text``, ``offsets``).
+    themselves, and so does one text of them all: this sequence keeps the codes as they came
+    and makes strings only when they are read (``cigars[p]``, a slice, iteration). Callers
+    who write them out in bulk take ``text`` (decoded once) or ``codes`` and ``offsets``.
     Equal to any sequence of the same strings.
     """
 
-    __slots__ = ("offsets", "text")
+    __slots__ = ("_text", "codes", "offsets")
 
-    def __init__(self, text: str, offsets: np.ndarray) -> None:
-        self.text = text
+    def __init__(self, text: str | np.ndarray, offsets: np.ndarray) -> None:
+        """``text``: the strings end to end, as a ``str`` or as ASCII codes (uint8)."""
+        if isinstance(text, str):
+            self.codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+            self._text: str | None = text
+        else:
+            self.codes = np.ascontiguousarray(text, dtype=np.uint8)
+            self._text = None
         self.offsets = offsets
+
+    @property
+    def text(self) -> str:
+        """Every string, end to end (decoded on first use, then kept)."""
+        if self._text is None:
+            self._text = str(memoryview(self.codes), "ascii")
+        return self._text
 
     @classmethod
     def from_bytes(cls, data: np.ndarray, offsets: np.ndarray) -> Cigars:
-        """From ASCII codes (uint8) and ``len + 1`` offsets into them (decoded in place: a
-        copy to ``bytes`` first took ten times as long)."""
-        return cls(str(memoryview(np.ascontiguousarray(data, dtype=np.uint8)), "ascii"), offsets)
+        """From ASCII codes (uint8, copied: ``data`` may be a pinned buffer that goes back
+        to its pool) and ``len + 1`` offsets into them."""
+        return cls(np.array(data, dtype=np.uint8), offsets)
 
     @classmethod
     def from_strings(cls, strings: Sequence[str]) -> Cigars:
@@ -71,9 +86,10 @@ class Cigars(Sequence[str]):
         out = np.empty(int(offsets[-1]), dtype=np.uint8)
         for positions, cigars in parts:
             where = np.arange(count)[positions] if isinstance(positions, slice) else positions
-            source = np.frombuffer(cigars.text.encode("ascii"), dtype=np.uint8)
-            _scatter_bytes(source, cigars.offsets, np.asarray(where, dtype=np.int64), out, offsets)
-        return cls.from_bytes(out, offsets)
+            _scatter_bytes(
+                cigars.codes, cigars.offsets, np.asarray(where, dtype=np.int64), out, offsets
+            )
+        return cls(out, offsets)
 
     @classmethod
     def _join(cls, pieces: list[Cigars], count: int) -> Cigars:
@@ -85,7 +101,8 @@ class Cigars(Sequence[str]):
             offsets[at + 1 : at + n + 1] = piece.offsets[1:] - piece.offsets[0] + base
             at += n
             base += int(piece.offsets[-1] - piece.offsets[0])
-        return cls("".join(p.text[p.offsets[0] : p.offsets[-1]] for p in pieces), offsets)
+        codes = np.concatenate([p.codes[p.offsets[0] : p.offsets[-1]] for p in pieces])
+        return cls(codes, offsets)
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -100,11 +117,18 @@ class Cigars(Sequence[str]):
             start, stop, step = index.indices(len(self))
             if step != 1:
                 return [self[p] for p in range(start, stop, step)]
-            text = self.text
             bounds = self.offsets[start : max(start, stop) + 1].tolist()
-            return [text[a:b] for a, b in itertools.pairwise(bounds)]
+            # only the codes of these strings are decoded (unless the whole text already is)
+            first = bounds[0] if self._text is None else 0
+            text = self._decode(first, bounds[-1]) if self._text is None else self._text
+            return [text[a - first : b - first] for a, b in itertools.pairwise(bounds)]
         p = range(len(self))[index]
-        return self.text[self.offsets[p] : self.offsets[p + 1]]
+        a, b = int(self.offsets[p]), int(self.offsets[p + 1])
+        return self._decode(a, b) if self._text is None else self._text[a:b]
+
+    def _decode(self, a: int, b: int) -> str:
+        """Codes ``a:b`` as text."""
+        return str(memoryview(self.codes[a:b]), "ascii")
 
     def __iter__(self) -> Iterator[str]:
         text = self.text
@@ -113,7 +137,9 @@ class Cigars(Sequence[str]):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Cigars):
-            return self.text == other.text and np.array_equal(self.offsets, other.offsets)
+            return np.array_equal(self.codes, other.codes) and np.array_equal(
+                self.offsets, other.offsets
+            )
         if isinstance(other, Sequence) and not isinstance(other, str):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
