@@ -3,8 +3,9 @@
 Times ``Aligner.align_indexed(..., output="cigar")`` beside the score-only call ("ends") on
 simulated reads (median of 5 after a warm-up), then runs one more call with the host steps of
 ``seqwarp.align._gpu_traceback`` and ``_gpu_backend`` wrapped in timers and prints each
-step's start, end and milliseconds. Needs a GPU and the benchmark's inputs
-(``python -m seqwarp.bench align-gpu --prepare-inputs``).
+step's start, end and milliseconds: where ``tools/gpu_cigar_profile.py``'s cProfile, which
+sees only the calling thread, puts each wait in whatever call it falls. Needs a GPU and the
+benchmark's inputs (``python -m seqwarp.bench align-gpu --prepare-inputs``).
 
     python tools/traceback_timeline.py --data .benchdata/align-gpu
 """
