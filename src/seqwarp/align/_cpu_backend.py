@@ -225,4 +225,4 @@ def align(
 def cigar_strings(ops: np.ndarray, ops_offsets: np.ndarray, counts: np.ndarray) -> Cigars:
     """Run-length encoded CIGAR strings (``5=1X2I``) from per-pair op buffers."""
     text, offsets = cpu.cigar_text(ops, ops_offsets, counts)
-    return Cigars.from_bytes(text, offsets)
+    return Cigars(text, offsets)  # the codes are this call's own: kept, not copied
