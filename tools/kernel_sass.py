@@ -12,6 +12,9 @@ path, the shortest path through the loop among those that issue all its min/max 
 row of cells issues. It misses code that one thread runs every row while the others wait (the
 warp issues it all the same): the split kernels' hand-off by the last thread, row by row,
 was about 35 instructions a row outside it. The rebased lane's rebase, every 64 rows, is on it.
+Of the common path it also counts what issues to the integer ALU pipe, the one that bounds
+the score kernels (DPX min/max, logic, byte permutes, compares, selects; not IMAD, which the
+FMA pipe takes).
 
     python tools/kernel_sass.py                                  # 512 bp DNA, protein search
     python tools/kernel_sass.py local:affine:s16x2:8:32          # mode:gap:lane:columns:group
@@ -49,6 +52,13 @@ DEFAULT = (
     "local:affine:s16x2-table:8:32",
 )
 _DP_OPS = ("VIADDMNMX", "VIMNMX", "IMNMX", "HMNMX2", "HADD2")
+# the integer ALU pipe's opcodes among those the row loops issue (IMAD and moves go to the FMA
+# pipe, shuffles and loads elsewhere): the score kernels are bound by this pipe (Nsight
+# Compute: 77-83 % busy), so its share of a cell's instructions is what bounds their rate
+_ALU_OPS = frozenset(
+    ("VIADDMNMX", "VIMNMX", "VIMNMX3", "IMNMX", "LOP3", "IADD3", "ISETP", "SEL", "PRMT", "LEA",
+     "SHF", "VIADD", "PLOP3", "P2R", "R2P", "FSEL")
+)  # fmt: skip
 _LINE = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z0-9_]+)(\.[A-Z0-9_.]+)?(.*)$")
 _TARGET = re.compile(r"0x([0-9a-f]+)")
 
@@ -88,10 +98,12 @@ def _resources(report: str) -> dict[str, str]:
     return found
 
 
-def _row_loop(body: list[tuple[int, str, str, bool]]) -> tuple[collections.Counter, int]:
+def _row_loop(
+    body: list[tuple[int, str, str, bool]],
+) -> tuple[collections.Counter, collections.Counter]:
     """Opcode counts of the row loop: the smallest loop (backward branch) that holds nearly
     all the min/max instructions of the loops (the stripe loop around it holds a few more),
-    and the instructions on its common path (see :func:`_common_path`)."""
+    and those of its common path (see :func:`_common_path`)."""
     address = {at: k for k, (at, *_) in enumerate(body)}
     loops = []
     for k, (at, op, rest, _) in enumerate(body):
@@ -101,17 +113,19 @@ def _row_loop(body: list[tuple[int, str, str, bool]]) -> tuple[collections.Count
             ops = collections.Counter(o for _, o, _, _ in body[start : k + 1])
             loops.append((sum(ops[o] for o in _DP_OPS), k - start, ops, start, k))
     if not loops:
-        return collections.Counter(), 0
+        return collections.Counter(), collections.Counter()
     most = max(x[0] for x in loops)
     _, _, ops, start, end = min((x for x in loops if x[0] >= 0.9 * most), key=lambda x: x[1])
     return ops, _common_path(body, address, start, end)
 
 
-def _common_path(body: list, address: dict[int, int], start: int, end: int) -> int:
-    """Instructions issued from ``body[start]`` to ``body[end]`` (the loop's backward branch)
-    on the path, through fall-throughs and forward branches inside the loop, with the most
+def _common_path(body: list, address: dict[int, int], start: int, end: int) -> collections.Counter:
+    """Opcodes issued from ``body[start]`` to ``body[end]`` (the loop's backward branch) on
+    the path, through fall-throughs and forward branches inside the loop, with the most
     min/max instructions and, among those, the fewest instructions."""
-    best = {start: (-(body[start][1] in _DP_OPS), 1)}  # (minus min/max count, count)
+    # (minus min/max count, count), and the step each place is reached from
+    best = {start: (-(body[start][1] in _DP_OPS), 1)}
+    came_from: dict[int, int] = {}
     for k in range(start, end):
         if k not in best:
             continue
@@ -125,8 +139,16 @@ def _common_path(body: list, address: dict[int, int], start: int, end: int) -> i
         dp, count = best[k]
         for step in steps:
             here = (dp - (body[step][1] in _DP_OPS), count + 1)
-            best[step] = min(best.get(step, here), here)
-    return best.get(end, (0, 0))[1]
+            if step not in best or here < best[step]:
+                best[step], came_from[step] = here, k
+    path = collections.Counter()
+    if end in best:
+        at = end
+        while at != start:
+            path[body[at][1]] += 1
+            at = came_from[at]
+        path[body[start][1]] += 1
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -170,7 +192,12 @@ def main(argv: list[str] | None = None) -> int:
             f"{dp} DPX, min/max or half2 add ({dp / cells:.1f} per cell); whole kernel {len(body)}"
         )
         if common:
-            print(f"  common path: {common} instructions ({common / cells:.1f} per cell)")
+            issued = sum(common.values())
+            alu = sum(v for op, v in common.items() if op in _ALU_OPS)
+            print(
+                f"  common path: {issued} instructions ({issued / cells:.1f} per cell), "
+                f"{alu} on the ALU pipe ({alu / cells:.2f} per cell)"
+            )
         else:  # no path from the loop's head to its backward branch issues them all
             print("  common path: not found (static counts only)")
         print("  " + ", ".join(f"{op} {count}" for op, count in loop.most_common(12)))
