@@ -1,15 +1,19 @@
-"""Inputs shared by the GPU tests: batches from code arrays, the test scorings, mutated copies."""
+"""Inputs shared by the GPU tests: batches from code arrays, the test scorings, mutated copies,
+the DNA tiles whose stripes are not a power of two wide."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from seqwarp.align import _gpu_backend
 from seqwarp.alphabets import Alphabet
 from seqwarp.scoring import Scoring
 from seqwarp.sequences import SequenceBatch
 
 GAPS = {"linear": (1, 1), "affine": (2, 1)}  # DNA (gap_open, gap_extend)
 PROTEIN_GAPS = {"linear": (4, 4), "affine": (11, 1)}
+# (threads, columns a thread) of 20 or 24 columns: stripes not a power of two wide
+ODD_TILES = [(g, k) for g, k in _gpu_backend._TILES_DNA if (g * k) & (g * k - 1)]
 
 
 def batch(sequences: list[np.ndarray], alphabet: Alphabet) -> SequenceBatch:

@@ -15,7 +15,7 @@ import pytest
 pytestmark = pytest.mark.gpu
 cupy = pytest.importorskip("cupy")
 
-from gpu_cases import GAPS, batch, mutate, scoring_for  # noqa: E402
+from gpu_cases import GAPS, ODD_TILES, batch, mutate, scoring_for  # noqa: E402
 
 from seqwarp.align import Aligner, _cpu_backend, _gpu_backend, _gpu_traceback  # noqa: E402
 from seqwarp.bench.align_gpu_measure import _results as staged_results  # noqa: E402
@@ -91,10 +91,6 @@ def test_random_pairs(mode: str, gap: str, alphabet: str, lanes: str) -> None:
     letters = 4 if alphabet == "dna" else 20
     queries, targets = _random_pairs(seed, letters)
     _compare(queries, targets, scoring_for(alphabet, gap), mode, lanes)
-
-
-# the score tiles whose stripes are not a power of two wide
-ODD_TILES = [(g, k) for g, k in _gpu_backend._TILES_DNA if (g * k) & (g * k - 1)]
 
 
 @pytest.mark.parametrize("tile", ODD_TILES, ids=lambda t: f"{t[0]}x{t[1]}")

@@ -16,7 +16,7 @@ import pytest
 pytestmark = pytest.mark.gpu
 cupy = pytest.importorskip("cupy")
 
-from gpu_cases import batch, mutate, scoring_for  # noqa: E402
+from gpu_cases import ODD_TILES, batch, mutate, scoring_for  # noqa: E402
 
 from seqwarp.align import Aligner, _cpu_backend, _gpu_backend, _gpu_traceback  # noqa: E402
 from seqwarp.devices import Backend  # noqa: E402
@@ -104,11 +104,7 @@ def test_overflow_prone_pairs(mode: str) -> None:
     _compare(queries, targets, scoring_for("dna", "affine"), mode)
 
 
-@pytest.mark.parametrize(
-    "tile",
-    [(g, k) for g, k in _gpu_backend._TILES_DNA if (g * k) & (g * k - 1)],
-    ids=lambda t: f"{t[0]}x{t[1]}",
-)
+@pytest.mark.parametrize("tile", ODD_TILES, ids=lambda t: f"{t[0]}x{t[1]}")
 @pytest.mark.parametrize("gap", GAPS)
 @pytest.mark.parametrize("mode", MODES)
 def test_fills_on_tiles_not_a_power_of_two_wide(

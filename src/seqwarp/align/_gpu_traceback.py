@@ -199,7 +199,8 @@ def _align_share(
         # of a million pairs took 14 ms)
         every = bool(on_device.all())
         gpu = slice(None) if every else np.flatnonzero(on_device)
-        if len(m[gpu]):
+        count = len(m) if every else len(gpu)
+        if count:
             # only the residues these pairs touch go to the device (as for scores)
             spans = _gpu_backend._spans(queries, targets, q_index, t_index, tuple(firsts), m, n)
             _align_on_device(
@@ -288,8 +289,7 @@ def _fields_on_device(
     affine = gap_open != gap_extend
     device = cp.cuda.runtime.getDevice()
     upload = _gpu_backend._Upload(cp, device, sources, _gpu_backend._COPY_THREADS)
-    tiles = _gpu_backend._tiles(matrix)
-    launches = _gpu_backend._plan(m, n, matrix, gap_open, gap_extend, "auto", tiles, table=False)
+    launches = _gpu_backend._plan(m, n, matrix, gap_open, gap_extend, "auto", table=False)
     names = {fill_name(mode, affine, x.kernel_lane, x.columns, x.group) for x in launches}
     module = cuda.compile_module(
         "seqwarp.align", "align_trace.cu", [*sorted(names), walk_name(mode), _PACK]
