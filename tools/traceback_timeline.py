@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from seqwarp.align import Aligner, _cpu_backend, _gpu_backend, _gpu_traceback, results
+from seqwarp import cuda
+from seqwarp.align import Aligner, _cpu_backend, _gpu_backend, _gpu_traceback, api, results
 from seqwarp.bench import gpu_inputs
 from seqwarp.bench.align_gpu_plan import dna_scoring
 from seqwarp.bench.workloads import load_genome, simulate_batches
@@ -35,18 +36,20 @@ CASES = (
     (512, 168_605, "global", "affine"),
 )
 STEPS = {
-    _gpu_backend: ("firsts_and_shapes", "_spans", "_plan", "on_devices", "align"),
-    _gpu_traceback: (
-        "_align_share",
-        "_align_on_device",
-        "_fields_on_device",
-        "_run_chunk",
-        "_collect",
-        "_pinned_copy",
+    api: ("running_cells", "_call_shapes"),
+    api.Aligner: ("_result",),
+    cuda: ("compile_module",),
+    _gpu_backend: (
+        "firsts_and_shapes", "_spans", "_plan", "on_devices", "align", "score", "_score_part",
+        "_run_device", "_queue_gather",
     ),
+    _gpu_traceback: ("_align_share", "_align_on_device", "_collect", "_pinned_copy"),
+    _gpu_traceback._ShareRun: ("__init__", "align", "_plan", "_queue_stage", "_queue_chunk"),
+    _gpu_traceback._Texts: ("finish", "parts"),
+    _gpu_backend._Pairs: ("__init__", "to_device"),
     _gpu_backend._Upload: ("__init__", "join"),
-    results.Cigars: ("scatter", "from_bytes"),
-}
+    results.Cigars: ("scatter", "_join"),
+}  # fmt: skip
 
 
 def _wrap(owner: Any, name: str, events: list, start: list[float]) -> None:
@@ -76,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     """Print the medians and one timeline per case."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=".benchdata/align-gpu", help="the benchmark's inputs")
+    parser.add_argument(
+        "--outputs", nargs="+", default=["cigar"], choices=["cigar", "ends"],
+        help="the calls whose timeline to print",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     _gpu_backend.use(resolve("gpu"))
     _cpu_backend.prepare(None)
@@ -101,15 +108,17 @@ def main(argv: list[str] | None = None) -> int:
                 f"{length} bp {mode} {gap} {output}: whole call median "
                 f"{np.median(seconds) * 1e3:.1f} ms, all {[round(x * 1e3, 1) for x in seconds]}"
             )
-        events.clear()
-        start[0] = time.perf_counter()
-        aligner.align_indexed(queries, targets, index, index, "cigar")
-        print(f"timeline ({length} bp {gap}), call {(time.perf_counter() - start[0]) * 1e3:.1f} ms")
-        for name, thread, began, ended in sorted(events, key=lambda e: e[2]):
-            print(
-                f"  {began * 1e3:7.2f} {ended * 1e3:7.2f} {(ended - began) * 1e3:7.2f}  "
-                f"{thread[:16]:16s} {name}"
-            )
+        for output in args.outputs:
+            events.clear()
+            start[0] = time.perf_counter()
+            aligner.align_indexed(queries, targets, index, index, output)
+            took = (time.perf_counter() - start[0]) * 1e3
+            print(f"timeline ({length} bp {gap}, {output}), call {took:.1f} ms")
+            for name, thread, began, ended in sorted(events, key=lambda e: e[2]):
+                print(
+                    f"  {began * 1e3:7.2f} {ended * 1e3:7.2f} {(ended - began) * 1e3:7.2f}  "
+                    f"{thread[:16]:16s} {name}"
+                )
     return 0
 
 

@@ -33,6 +33,7 @@ from seqwarp.align.plan import (
     tile_cost,
     tile_runs,
 )
+from seqwarp.align.results import Cigars
 from seqwarp.alphabets import DNA
 from seqwarp.cuda import kernel_source
 from seqwarp.scoring import Scoring
@@ -252,38 +253,56 @@ def test_flag_bytes_hold_every_cell_and_the_largest_bounds_them() -> None:
             assert np.unique(byte * 2 + c % 2).size == mi * ni
 
 
-def test_residues_needed_reach_the_last_end_in_each_source() -> None:
-    # a query source of 100 codes and a target source of 50 after it: queries ending by 40
-    # and targets by 130 need 40 codes of the first and 30 of the second; one shared source
-    # needs up to the later end
-    sources = [np.zeros(100, dtype=np.uint8), np.zeros(50, dtype=np.uint8)]
-    assert _gpu_traceback._residues_needed(sources, 40, 130) == [40, 30]
-    assert _gpu_traceback._residues_needed(sources, 100, 150) == [100, 50]
-    assert _gpu_traceback._residues_needed(sources[:1], 99, 3) == [99]
+def test_flag_bytes_of_the_longest_sides_bound_every_pair() -> None:
+    # the share's check takes the longest sides as numpy scalars; a chunk takes its
+    # launch's largest pair as the size of each of its pairs
+    m, n = np.array([5, 700, 33], dtype=np.int32), np.array([1500, 2, 64], dtype=np.int32)
+    tiles = _gpu_backend._TILES_DNA
+    largest = _gpu_traceback._most_flag_bytes(m.max(), n.max(), tiles)
+    assert np.all(_gpu_traceback._most_flag_bytes(m, n, tiles) <= largest)
+    assert int(_gpu_traceback.flag_bytes(m.max(), n.max(), 24, 8)) == int(
+        _gpu_traceback.flag_bytes(np.array([700]), np.array([1500]), 24, 8)[0]
+    )
 
 
-def test_consecutive_pairs_are_sliced() -> None:
-    index = np.arange(5, 12)
-    whole = _gpu_traceback._sliced(index)
-    assert whole == slice(5, 12) and _gpu_traceback._part(whole, 2, 4) == slice(7, 9)
-    scattered = np.array([3, 1, 2])
-    assert _gpu_traceback._sliced(scattered) is scattered
-    assert np.array_equal(_gpu_traceback._part(scattered, 1, 3), [1, 2])
+def _chunk_offsets(strings: list[str]) -> np.ndarray:
+    offsets = np.zeros(len(strings) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in strings], out=offsets[1:])
+    return offsets
 
 
-def test_chunks_take_at_most_their_pairs_and_budget() -> None:
-    total = np.cumsum(np.full(100, 64, dtype=np.int64))
-    assert _gpu_traceback._chunk_end(total, 0, 1 << 20, 16) == 16  # the pair count bounds
-    assert _gpu_traceback._chunk_end(total, 10, 640, 1000) == 20  # the flag budget bounds
-    assert _gpu_traceback._chunk_end(total, 10, 700, 1000) == 20  # (not half a pair more)
-    assert _gpu_traceback._chunk_end(total, 99, 640, 1000) == 100  # the last pair
-    assert _gpu_traceback._chunk_end(total, 5, 1, 1000) == 6  # at least one pair
-    # the same ends as a running total of the chunk's own pairs, on uneven sizes
-    sizes = np.random.default_rng(3).integers(1, 500, size=300)
-    for start, budget, most in ((0, 700, 50), (17, 2000, 8), (250, 10**6, 1000), (40, 3, 5)):
-        own = np.cumsum(sizes[start : start + most])
-        expected = start + max(1, int(np.searchsorted(own, budget, side="right")))
-        assert _gpu_traceback._chunk_end(np.cumsum(sizes), start, budget, most) == expected
+def _place(texts, positions, strings: list[str]) -> None:
+    """What _collect does with a chunk's copied CIGARs."""
+    into = texts.place(positions, _chunk_offsets(strings))
+    into[:] = np.frombuffer("".join(strings).encode(), dtype=np.uint8)
+
+
+def test_texts_in_order_make_one_part_over_the_buffer() -> None:
+    strings = [f"{k}=" * (k % 3 + 1) for k in range(10)]
+    texts = _gpu_traceback._Texts(10, _gpu_traceback._text_bound(np.full(10, 9), np.full(10, 9)))
+    for a, b in ((0, 2), (2, 3), (3, 10)):
+        _place(texts, slice(a, b), strings[a:b])
+    texts.finish()
+    (part,) = texts.parts(100)
+    assert part[0] == slice(100, 110) and list(part[1]) == strings
+    assert np.shares_memory(part[1].codes, texts.codes)  # no join: the buffer itself
+    assert Cigars.scatter(10, [(slice(0, 10), part[1])]) == strings
+
+
+def test_texts_out_of_order_keep_parts_that_scatter_to_their_pairs() -> None:
+    strings = [f"{k}X{k}I" for k in range(12)]
+    texts = _gpu_traceback._Texts(12, 1000)
+    _place(texts, slice(0, 3), strings[0:3])  # in order so far
+    _place(texts, np.array([7, 5, 6]), [strings[7], strings[5], strings[6]])
+    _place(texts, slice(3, 5), strings[3:5])  # after an unordered chunk: a part of its own
+    _place(texts, slice(8, 12), strings[8:12])
+    texts.finish()
+    parts = texts.parts(0)
+    assert len(parts) == 4 and parts[0][0] == slice(0, 3)
+    assert Cigars.scatter(12, parts) == strings
+    # shifted to a later share of the call
+    shifted = Cigars.scatter(20, texts.parts(8))
+    assert list(shifted[8:]) == strings and list(shifted[:8]) == [""] * 8
 
 
 def test_score_bound_covers_cells_and_gaps() -> None:

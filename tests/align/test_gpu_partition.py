@@ -310,7 +310,9 @@ def test_traceback_leaves_empty_and_oversized_pairs_to_the_cpu(
     cpu_fields, cpu_cigars = _cpu_backend.align(*args)
     taken = []
 
-    def device_share(device, queries, targets, share, m, n, base, scoring, out, parts, marks):
+    def device_share(
+        device, queries, targets, share, m, n, cells, base, scoring, out, parts, marks
+    ):
         both = np.flatnonzero((m > 0) & (n > 0))
         oversized = both[::3]  # every third pair "does not fit"
         done = base + np.setdiff1d(both, oversized)
@@ -342,7 +344,9 @@ def test_traceback_share_out_of_device_memory_runs_in_halves(
     released: list[int] = []
     attempts: list[int] = []
 
-    def device_share(device, queries, targets, share, m, n, base, scoring, out, parts, marks):
+    def device_share(
+        device, queries, targets, share, m, n, cells, base, scoring, out, parts, marks
+    ):
         both = np.flatnonzero((m > 0) & (n > 0))
         attempts.append(len(both))
         # a part of more than 6 pairs runs out of memory once half of it has finished

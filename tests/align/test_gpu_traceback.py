@@ -127,6 +127,21 @@ def test_small_chunks_give_the_same_answer(monkeypatch: pytest.MonkeyPatch) -> N
         _compare(queries, targets, scoring_for("dna", "affine"), mode)
 
 
+def test_many_stages_and_chunks_give_the_same_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stages of a few pairs each, planned on the planner threads, chunks from 2 pairs up and
+    mixed shapes (launches out of the call's order, CIGARs collected as parts of their own),
+    and a run of equal pairs (one launch in order: one part over the host buffer)."""
+    monkeypatch.setattr(_gpu_backend, "_MIN_STAGE_PAIRS", 4)
+    monkeypatch.setattr(_gpu_backend, "_STAGE_SHARES", (1, 7, 7, 1))
+    monkeypatch.setattr(_gpu_backend, "_LEAD_PAIRS", 2)
+    queries, targets = _random_pairs(11, 4, 500)
+    rng = np.random.default_rng(11)
+    equal = [rng.integers(4, size=150, dtype=np.uint8) for _ in range(300)]
+    for mode in MODES:
+        _compare(queries, targets, scoring_for("dna", "affine"), mode)
+        _compare(equal, [mutate(rng, s, 4, 0.1) for s in equal], scoring_for("dna", "linear"), mode)
+
+
 def test_aligner_cigars_on_gpu_match_cpu() -> None:
     """The public API: ``Aligner(device="gpu").align(output="cigar")`` runs the GPU traceback."""
     queries, targets = _random_pairs(7, 20, 300)

@@ -1,17 +1,18 @@
 """Full alignments on the GPU (``output="cigar"``): ``kernels/align_trace.cu`` through CuPy.
 
 A call's pairs are planned as for scores (lane type by the overflow guard, tiles by target
-length: ``_gpu_backend._plan``) and run in chunks that fit device memory. For each chunk,
-``align_fill`` runs the forward pass and keeps every cell's 4 direction flags on the device
-(a nibble per cell), then ``trace_walk`` walks them back, one thread per pair, writing the
-CIGAR text and the pair's fields, and ``pack_text`` puts the texts side by side. Only the
-CIGARs cross to the host chunk by chunk, on a copy stream, while the device works on the next
-chunk; the fields, column-major in the device's own order of pairs, cross once at the end,
-into the caller's columns. Every copy to or from the host goes through pinned memory. The
-residues go to the device on the copy threads while the pairs are planned, and the first
-chunks are small (each next one twice as large), so that the first kernels wait only for
-their own pairs' residues. The flags and the walk are ``cpu.trace``'s, so every field and CIGAR
-equals the CPU backend's.
+length: ``_gpu_backend._plan``), stage by stage as the score kernels' are, and run in chunks
+that fit device memory. For each chunk, ``align_fill`` runs the forward pass and keeps every
+cell's 4 direction flags on the device (a nibble per cell), then ``trace_walk`` walks them
+back, one thread per pair, writing the CIGAR text and the pair's fields, and ``pack_text``
+puts the texts side by side. Only the CIGARs cross to the host chunk by chunk, on a copy
+stream, while the device works on the next chunk, into one host buffer; the fields,
+column-major in the share's order of pairs, cross once at the end, into the caller's
+columns. Every copy to or from the host goes through pinned memory. The residues go to the
+device on the copy threads while the pairs are planned, and the first chunks are small (each
+next one twice as large), so that the first kernels wait only for their own pairs' residues.
+The flags and the walk are ``cpu.trace``'s, so every field and CIGAR equals the CPU
+backend's.
 
 Several devices each take a contiguous range of a call's pairs of near-equal cells, in a
 host thread of their own; a range whose residues or buffers do not fit its device runs there
@@ -23,8 +24,8 @@ aligned by the CPU backend (its linear-space traceback) in the same call.
 
 from __future__ import annotations
 
-from concurrent.futures import wait
-from dataclasses import dataclass
+from concurrent.futures import Future, wait
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -33,7 +34,6 @@ import numpy as np
 from .. import cuda
 from ..sequences import SequenceBatch
 from . import _cpu_backend, _gpu_backend
-from ._host_scan import is_consecutive
 from ._pools import pool, thread_streams
 from .plan import PairShapes
 from .results import Cigars
@@ -61,15 +61,16 @@ def walk_name(mode: str) -> str:
     return f"seqwarp::trace_walk<{_gpu_backend._MODES[mode]}>"
 
 
-def flag_bytes(m: np.ndarray, n: np.ndarray, columns: int, group: int) -> np.ndarray:
+def flag_bytes(m: Any, n: Any, columns: int, group: int) -> Any:
     """Device bytes of each pair's flags under a tile of ``group`` threads of ``columns``
     columns, rounded up to 16 (the walk reads 16-byte words): as ``align_dp.cuh`` lays them
     out, each stripe holds ``m + group - 1`` anti-diagonal steps, and a step a thread's
-    ``columns`` nibbles in whole 4-byte words."""
+    ``columns`` nibbles in whole 4-byte words. ``m`` and ``n``: numpy or CuPy integers (the
+    chunks' places are running totals of these on the device)."""
     stripe = group * columns
-    stripes = (np.asarray(n, dtype=np.int64) + (stripe - 1)) // stripe
+    stripes = (n.astype(np.int64) + (stripe - 1)) // stripe
     step = group * 4 * ((columns + 7) // 8)
-    return (stripes * (np.asarray(m, dtype=np.int64) + (group - 1)) * step + 15) & ~15
+    return (stripes * (m.astype(np.int64) + (group - 1)) * step + 15) & ~15
 
 
 def _most_flag_bytes(
@@ -84,7 +85,7 @@ class _Pending:
     """One chunk queued on the device: its CIGARs, once ``done`` has passed (its fields go
     straight to the device's columns of them)."""
 
-    positions: np.ndarray  # the chunk's pairs, as positions in the call
+    positions: slice | np.ndarray  # the chunk's pairs, as positions in the device's share
     offsets: Any  # (pairs + 1) int64: each CIGAR in ``text``
     text: Any  # uint8, the CIGARs side by side
     done: Any  # CUDA event recorded after the chunk's last kernel
@@ -120,7 +121,7 @@ def align(
     )
     # column-major, as the API hands out columns
     out = np.empty((len(m), _FIELDS), dtype=np.int64, order="F")
-    parts: list[tuple[np.ndarray, Cigars]] = []
+    parts: list[tuple[np.ndarray | slice, Cigars]] = []
 
     def run(device: int, a: int, b: int) -> np.ndarray:
         """Pairs ``a:b`` on ``device``, in halves of near-equal cells where they run out of
@@ -129,9 +130,10 @@ def align(
 
         def part(x: int, y: int) -> None:
             share = (q_index[x:y], t_index[x:y], *_gpu_backend.shifted(firsts, x))
-            done: list[tuple[np.ndarray, Cigars]] = []
+            cells = (cumulative[x:y], int(cumulative[x - 1]) if x else 0)
+            done: list[tuple[np.ndarray | slice, Cigars]] = []
             rest = _align_share(
-                device, queries, targets, share, m[x:y], n[x:y], x,
+                device, queries, targets, share, m[x:y], n[x:y], cells, x,
                 (matrix, mode, gap_open, gap_extend), out, done, marks,
             )  # fmt: skip
             parts.extend(done)
@@ -170,17 +172,18 @@ def _align_share(
     share: tuple[np.ndarray, np.ndarray, int | None, int | None],
     m: np.ndarray,
     n: np.ndarray,
+    cells: tuple[np.ndarray, int],
     base: int,
     scoring: tuple[np.ndarray, str, int, int],
     out: np.ndarray,
-    parts: list[tuple[np.ndarray, Cigars]],
+    parts: list[tuple[np.ndarray | slice, Cigars]],
     marks: list[tuple[str, Any]] | None,
 ) -> np.ndarray:
     """Align one device's share of a call (pairs ``base ...`` of it: their indices and the
-    first of each when consecutive, lengths ``m`` and ``n``): fields into ``out``, CIGARs
-    appended to ``parts``; returns the positions in the share of the pairs (both sides
-    non-empty) whose flags need more than a quarter of the device's free memory, left to the
-    CPU."""
+    first of each when consecutive, lengths ``m`` and ``n``, running total of cells and the
+    cells before them): fields into ``out``, CIGARs appended to ``parts``; returns the
+    positions in the share of the pairs (both sides non-empty) whose flags need more than a
+    quarter of the device's free memory, left to the CPU."""
     import cupy as cp
 
     q_index, t_index, *firsts = share
@@ -188,325 +191,355 @@ def _align_share(
         # what the pool holds unused is free too (it releases it when an allocation fails)
         free = int(cp.cuda.Device().mem_info[0]) + cp.get_default_memory_pool().free_bytes()
         # the longest sides bound every pair's flags from above under any tile
-        both = (m > 0) & (n > 0)
         tiles = _gpu_backend._tiles(scoring[0])
-        if len(m) and _most_flag_bytes(m.max(), n.max(), tiles) <= free // 4:
-            fits = np.ones(len(m), dtype=bool)
-        else:
+        too_large = np.zeros(0, dtype=np.int64)
+        if len(m) and _most_flag_bytes(m.max(), n.max(), tiles) > free // 4:
             fits = _most_flag_bytes(m, n, tiles) <= free // 4
-        on_device = both & fits
-        # the usual case, every pair on the device, takes views rather than gathers (those
-        # of a million pairs took 14 ms)
-        every = bool(on_device.all())
-        gpu = slice(None) if every else np.flatnonzero(on_device)
-        count = len(m) if every else len(gpu)
-        if count:
+            too_large = np.flatnonzero(~fits & (m > 0) & (n > 0))
+            m = np.where(fits, m, 0)  # planned as if empty: the CPU answers them
+        if np.any((m > 0) & (n > 0)):
             # only the residues these pairs touch go to the device (as for scores)
             spans = _gpu_backend._spans(queries, targets, q_index, t_index, tuple(firsts), m, n)
             _align_on_device(
-                cp,
-                spans.sources,
-                (spans.q_offsets - spans.q_shift)[gpu],
-                (spans.t_offsets - spans.t_shift)[gpu],
-                m[gpu],
-                n[gpu],
-                base + np.arange(len(m))[gpu],
-                *scoring,
-                min(_MAX_CHUNK_FLAG_BYTES, free // 3),
-                out,
-                parts,
-                marks,
-            )
-    return np.zeros(0, dtype=np.int64) if every else np.flatnonzero(both & ~fits)
+                cp, spans, m, n, cells, base, *scoring,
+                min(_MAX_CHUNK_FLAG_BYTES, free // 3), out, parts, marks,
+            )  # fmt: skip
+    return too_large
 
 
 def _align_on_device(
     cp: Any,
-    sources: list[np.ndarray],
-    q_start: np.ndarray,
-    t_start: np.ndarray,
+    spans: _gpu_backend._Spans,
     m: np.ndarray,
     n: np.ndarray,
-    positions: np.ndarray,
+    cells: tuple[np.ndarray, int],
+    base: int,
     matrix: np.ndarray,
     mode: str,
     gap_open: int,
     gap_extend: int,
     budget: int,
     out: np.ndarray,
-    parts: list[tuple[np.ndarray, Cigars]],
+    parts: list[tuple[np.ndarray | slice, Cigars]],
     marks: list[tuple[str, Any]] | None,
 ) -> None:
-    """Align pairs (every side non-empty) on the current device: fields into ``out`` at
-    ``positions``, CIGARs appended to ``parts`` (see :func:`_fields_on_device`)."""
-    first = int(positions[0])
-    consecutive = int(positions[-1]) - first == len(positions) - 1  # (they increase)
-    rows = out.T[:, first : first + len(positions)]
+    """Align a device's share (pairs ``base ...`` of the call; those with an empty side are
+    left to the caller) on the current device: fields into ``out``, CIGARs appended to
+    ``parts`` (see :class:`_ShareRun`)."""
+    rows = out.T[:, base : base + len(m)]
     # the fresh pages of these rows of ``out``, faulted in on a gather thread while the
     # device works rather than by the fields' copy after the last kernel
-    touched = pool("gather").submit(rows.fill, 0) if consecutive else None
+    gather = pool("gather")
+    touched = gather.submit(rows.fill, 0)
     try:
-        host = _fields_on_device(
-            cp, sources, q_start, t_start, m, n, positions, matrix, mode, gap_open, gap_extend,
-            budget, parts, marks,
-        )  # fmt: skip
+        run = _ShareRun(cp, spans, m, n, matrix, mode, gap_open, gap_extend, budget, marks)
+        host = run.align(cells)
     finally:
-        if touched is not None:
-            wait([touched])  # a rerun in halves must not find it still writing
-    if consecutive:
-        # each field widened on a thread of its own (numpy's casts release the interpreter
-        # lock): all eight on one thread took 12 ms for a million pairs
-        gather = pool("gather")
-        wait(
-            [gather.submit(np.copyto, row, values) for row, values in zip(rows, host, strict=True)]
+        wait([touched])  # a rerun in halves must not find it still writing
+    # each field widened on a thread of its own (numpy's casts release the interpreter lock):
+    # all eight on one thread took 12 ms for a million pairs
+    wait([gather.submit(np.copyto, row, values) for row, values in zip(rows, host, strict=True)])
+    parts.extend(run.texts.parts(base))
+
+
+@dataclass
+class _Stage:
+    """One stage of a share, planned: its first pair in the share, its pairs' arguments in
+    launch order, its launches and their module."""
+
+    start: int
+    pairs: _gpu_backend._Pairs
+    launches: list[_gpu_backend._Launch]
+    module: Any
+
+
+class _ShareRun:
+    """A device's share of a call, queued stage by stage as the score kernels' shares are
+    (``_gpu_backend._score_part``): this thread plans the first stage, the planner threads
+    the later ones while the device runs it. Each stage's per-pair arguments cross in one
+    copy (``_gpu_backend._Pairs``); a chunk of a launch takes slices of them, and its flags'
+    and CIGARs' places are running totals computed on the device, so that queueing a chunk
+    costs the host the same for any number of pairs (computed on the host, a million pairs'
+    took 30-60 ms before the first kernel). A chunk's flags fit ``budget`` bytes at the
+    launch's largest pair; the first chunks are small (each next one twice as large), so that
+    the first kernels wait only for their own pairs' residues. A chunk's CIGARs are collected
+    while the device runs the next one (:class:`_Texts`); the fields, column-major in the
+    share's order, cross once at the end."""
+
+    def __init__(
+        self,
+        cp: Any,
+        spans: _gpu_backend._Spans,
+        m: np.ndarray,
+        n: np.ndarray,
+        matrix: np.ndarray,
+        mode: str,
+        gap_open: int,
+        gap_extend: int,
+        budget: int,
+        marks: list[tuple[str, Any]] | None,
+    ) -> None:
+        self.cp, self.spans, self.m, self.n = cp, spans, m, n
+        self.matrix, self.mode, self.gap_open, self.gap_extend = matrix, mode, gap_open, gap_extend
+        self.affine = gap_open != gap_extend
+        self.budget, self.marks = budget, marks
+        self.device = cp.cuda.runtime.getDevice()
+        self.stream, self.copies = thread_streams(cp, self.device, 2)
+        with self.stream:  # the kernels' stream (non-blocking: it would not wait for the default)
+            self.device_matrix = cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32))
+            self.fields = cp.empty((_FIELDS, len(m)), dtype=np.int32)
+        self.texts = _Texts(len(m), _text_bound(m, n))
+        self.flags: Any = None
+        self.pending: _Pending | None = None
+        self.most = _gpu_backend._LEAD_PAIRS
+        # each stage's pinned arguments, until the kernels' stream has been synchronised
+        self.stages: list[_Stage] = []
+
+    def align(self, cells: tuple[np.ndarray, int]) -> np.ndarray:
+        """Queue every stage (``cells``: the share's running total of cells and the cells
+        before it); returns the (8, pairs) int32 fields in pinned memory."""
+        cp = self.cp
+        self.upload = _gpu_backend._Upload(
+            cp, self.device, self.spans.sources, _gpu_backend._COPY_THREADS
         )
-    else:
-        out.T[:, positions] = host
-
-
-def _fields_on_device(
-    cp: Any,
-    sources: list[np.ndarray],
-    q_start: np.ndarray,
-    t_start: np.ndarray,
-    m: np.ndarray,
-    n: np.ndarray,
-    positions: np.ndarray,
-    matrix: np.ndarray,
-    mode: str,
-    gap_open: int,
-    gap_extend: int,
-    budget: int,
-    parts: list[tuple[np.ndarray, Cigars]],
-    marks: list[tuple[str, Any]] | None,
-) -> np.ndarray:
-    """Align pairs (every side non-empty) on the current device: returns their (8, pairs)
-    int32 fields in pinned memory, and appends their CIGARs to ``parts``. A pair's residues
-    start at ``q_start`` and ``t_start`` in ``sources`` laid end to end; they go to the device
-    on the copy threads (``_gpu_backend._Upload``) while the pairs are planned. The walk
-    writes each pair's fields into one column-major device array of the device's pairs,
-    copied once at the end."""
-    affine = gap_open != gap_extend
-    device = cp.cuda.runtime.getDevice()
-    upload = _gpu_backend._Upload(cp, device, sources, _gpu_backend._COPY_THREADS)
-    launches = _gpu_backend._plan(m, n, matrix, gap_open, gap_extend, "auto", table=False)
-    names = {fill_name(mode, affine, x.kernel_lane, x.columns, x.group) for x in launches}
-    module = cuda.compile_module(
-        "seqwarp.align", "align_trace.cu", [*sorted(names), walk_name(mode), _PACK]
-    )
-    walk = module.function(walk_name(mode))
-    pack = module.function(_PACK)
-    stream, copies = thread_streams(cp, device, 2)
-    with stream:  # the kernels' stream (a non-blocking one: it would not wait for the default)
-        device_matrix = cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32))
-    fields = cp.empty((_FIELDS, len(m)), dtype=np.int32)
-    flags = None
-    pending: _Pending | None = None
-    # the first chunks small and each next one twice as large, so that the first kernels wait
-    # only for their own residues rather than for every pair's
-    most = _gpu_backend._LEAD_PAIRS
-    with stream:
-        for launch in launches:
-            fill = module.function(
-                fill_name(mode, affine, launch.kernel_lane, launch.columns, launch.group)
-            )
-            # a launch of consecutive pairs (the usual case) is sliced: views, not gathers
-            pairs = _sliced(launch.pairs)
-            sizes = flag_bytes(m[pairs], n[pairs], launch.columns, launch.group)
-            total = np.cumsum(sizes)
-            a = 0
-            while a < len(launch.pairs):
-                b = _chunk_end(total, a, budget, most)
-                chunk = _part(pairs, a, b)
-                need = int(sizes[a:b].sum())
-                if most < _MAX_CHUNK_PAIRS:
-                    q_end = int((q_start[chunk] + m[chunk]).max())
-                    t_end = int((t_start[chunk] + n[chunk]).max())
-                    upload.wait(stream, _residues_needed(sources, q_end, t_end))
-                    most *= 2
+        stages = [
+            (a, b) for a, b in _gpu_backend._stages(*cells) if _gpu_backend._cells_in(*cells, a, b)
+        ]
+        planned: list[Future] = []
+        try:
+            for k, (a, b) in enumerate(stages):
+                if k == 0:
+                    stage = self._plan(a, b)
+                    planned = [pool("plan").submit(self._plan, *later) for later in stages[1:]]
                 else:
-                    upload.wait(stream, [len(x) for x in sources])
+                    stage = planned[k - 1].result()
+                if stage is not None:
+                    self._queue_stage(stage)
+            if self.pending is not None:
+                _collect(cp, self.pending, self.copies, self.texts)
+                self.pending = None
+        finally:
+            # also after an error: nothing of this share is left running or copying
+            wait([task for task in planned if not task.cancel()])
+            self.stream.synchronize()
+            self.upload.join()
+            self.texts.finish()
+        return _pinned_copy(cp, self.fields, self.stream)
+
+    def _plan(self, a: int, b: int) -> _Stage | None:
+        """Pairs ``a:b`` of the share planned, their arguments in pinned memory and their
+        module compiled; None when none of them runs on the device."""
+        cp = self.cp
+        with cp.cuda.Device(self.device):
+            m, n = self.m[a:b], self.n[a:b]
+            launches = _gpu_backend._plan(
+                m, n, self.matrix, self.gap_open, self.gap_extend, "auto", table=False
+            )
+            if not launches:
+                return None
+            spans = replace(
+                self.spans, q_offsets=self.spans.q_offsets[a:b], t_offsets=self.spans.t_offsets[a:b]
+            )
+            pairs = _gpu_backend._Pairs(cp, spans, m, n, _gpu_backend._order(launches))
+            names = {
+                fill_name(self.mode, self.affine, x.kernel_lane, x.columns, x.group)
+                for x in launches
+            }
+            module = cuda.compile_module(
+                "seqwarp.align", "align_trace.cu", [*sorted(names), walk_name(self.mode), _PACK]
+            )
+            return _Stage(a, pairs, launches, module)
+
+    def _queue_stage(self, stage: _Stage) -> None:
+        """Queue a stage's chunks, collecting each one's CIGARs once the next is queued."""
+        cp, pairs = self.cp, stage.pairs
+        self.stages.append(stage)
+        with self.stream:
+            args = pairs.to_device(cp)
+            # each pair's column of the share's fields
+            count = len(pairs.order)
+            if pairs.identity:
+                args["slot"] = cp.arange(stage.start, stage.start + count, dtype=np.int64)
+            else:
+                args["slot"] = cp.asarray(pairs.order + stage.start)
+        walk = stage.module.function(walk_name(self.mode))
+        pack = stage.module.function(_PACK)
+        for launch in stage.launches:
+            fill = stage.module.function(
+                fill_name(self.mode, self.affine, launch.kernel_lane, launch.columns, launch.group)
+            )
+            lo, hi = launch.start, launch.start + len(launch.pairs)
+            per_pair = int(
+                flag_bytes(pairs.m[lo:hi].max(), pairs.n[lo:hi].max(), launch.columns, launch.group)
+            )
+            x = lo
+            while x < hi:
+                y = x + max(1, min(hi - x, self.budget // per_pair, self.most))
+                self.upload.wait(self.stream, pairs.needs(x, y))
                 try:
-                    if flags is None or flags.size < need:
-                        flags = None
-                        flags = cp.empty(need, dtype=np.uint8)
-                    queued = _run_chunk(
-                        cp,
-                        (fill, walk, pack),
-                        launch,
-                        chunk,
-                        positions[chunk],
-                        upload.codes,
-                        (q_start, t_start, m, n),
-                        sizes[a:b],
-                        (flags, fields),
-                        (device_matrix, matrix.shape[0], gap_open, gap_extend),
-                        stream,
-                        marks,
+                    queued = self._queue_chunk(
+                        (fill, walk, pack), launch, stage, args, x, y, per_pair
                     )
                 except cp.cuda.memory.OutOfMemoryError:
                     # a smaller chunk, after what is queued has finished
-                    stream.synchronize()
-                    flags = None
+                    self.stream.synchronize()
+                    self.flags = None
                     cp.get_default_memory_pool().free_all_blocks()
-                    if b - a == 1:
+                    if y - x == 1:
                         raise
-                    budget = max(1, need // 2)
+                    self.budget = max(per_pair, (y - x) * per_pair // 2)
                     continue
-                if pending is not None:
-                    parts.append(_collect(cp, pending, copies))
-                pending = queued
-                a = b
-    if pending is not None:
-        parts.append(_collect(cp, pending, copies))
-    upload.join()
-    return _pinned_copy(cp, fields, stream)
+                self.most = min(2 * self.most, _MAX_CHUNK_PAIRS)
+                if self.pending is not None:
+                    _collect(cp, self.pending, self.copies, self.texts)
+                self.pending = queued
+                x = y
+
+    def _queue_chunk(
+        self,
+        kernels: tuple[Any, Any, Any],
+        launch: _gpu_backend._Launch,
+        stage: _Stage,
+        args: dict[str, Any],
+        x: int,
+        y: int,
+        per_pair: int,
+    ) -> _Pending:
+        """Queue pairs ``x:y`` of a stage (one launch's) on the kernels' stream: forward pass,
+        walk and packing (``kernels``); ``args``: the stage's per-pair arguments on the
+        device, ``per_pair``: the flag bytes of the launch's largest pair."""
+        cp, stream, pairs = self.cp, self.stream, stage.pairs
+        fill, walk, pack = kernels
+        count = y - x
+        alpha = self.matrix.shape[0]
+        matrix, gap_open, gap_extend = self.device_matrix, self.gap_open, self.gap_extend
+        codes, fields = self.upload.codes, self.fields
+        with stream:
+            q_start, t_start = args["q_start"][x:y], args["t_start"][x:y]
+            m, n, slot = args["m"][x:y], args["n"][x:y], args["slot"][x:y]
+            if self.flags is None or self.flags.size < count * per_pair:
+                self.flags = None
+                self.flags = cp.empty(count * per_pair, dtype=np.uint8)
+            flags = self.flags
+            # each pair's flags, and its CIGAR in 2 (m + n) bytes of whole 4-byte words (the
+            # walk stores words), after the previous pair's
+            flag_offset = _starts(cp, flag_bytes(m, n, launch.columns, launch.group))
+            text_offset = _starts(cp, (2 * (m.astype(np.int64) + n) + 3) & ~3)
+            host_m, host_n = pairs.m[x:y], pairs.n[x:y]
+            text = cp.empty(max(1, _text_bound(host_m, host_n)), dtype=np.uint8)
+            packed = cp.empty_like(text)
+            ends = cp.empty((count, 3), dtype=np.int32)
+            lengths = cp.empty(count, dtype=np.int32)
+            offsets = cp.zeros(count + 1, dtype=np.int64)
+            grid = _gpu_backend._Grid.of(launch, count, int(host_m.max()), int(host_n.max()), alpha)
+            grid.configure(fill)
+            scratch = cp.empty(grid.scratch, dtype=np.uint32)
+            _mark(self.marks, "start", stream)
+            fill(
+                (grid.blocks,),
+                (_BLOCK,),
+                (
+                    codes, q_start, m, t_start, n, np.int32(count), matrix, np.int32(alpha),
+                    np.int32(gap_open), np.int32(gap_extend), scratch, np.int64(grid.stride),
+                    ends, flags, flag_offset,
+                ),
+                shared_mem=grid.shared,
+            )  # fmt: skip
+            _mark(self.marks, "fill", stream)
+            threads = (-(-count // _BLOCK),), (_BLOCK,)
+            walk(
+                *threads,
+                (
+                    codes, q_start, t_start, np.int32(count), flags, flag_offset, m,
+                    np.int32(launch.columns), np.int32(launch.group), matrix, np.int32(alpha),
+                    np.int32(gap_open), np.int32(gap_extend), ends, text, text_offset, lengths,
+                    slot, np.int64(fields.shape[1]), fields,
+                ),
+            )  # fmt: skip
+            _mark(self.marks, "walk", stream)
+            offsets[1:] = cp.cumsum(lengths, dtype=np.int64)
+            pack(*threads, (text, text_offset, lengths, offsets, np.int32(count), packed))
+            _mark(self.marks, "pack", stream)
+        positions = (
+            slice(stage.start + x, stage.start + y)
+            if pairs.identity
+            else stage.start + pairs.order[x:y]
+        )
+        alive = (ends, text, lengths, scratch, flag_offset, text_offset, args)
+        return _Pending(positions, offsets, packed, stream.record(), alive)
 
 
-def _chunk_end(total: np.ndarray, start: int, budget: int, most: int) -> int:
-    """End of the chunk starting at ``start``: as many pairs as the flag budget allows (at
-    least one, at most ``most``); ``total``: the running total of the pairs' flag bytes (one
-    sum a launch: a sum a chunk took 15 ms of a million-pair call)."""
-    before = int(total[start - 1]) if start else 0
-    end = int(np.searchsorted(total, before + budget, side="right"))
-    return start + max(1, min(end - start, most))
+def _starts(cp: Any, sizes: Any) -> Any:
+    """Exclusive running total (int64) of ``sizes``, on the device."""
+    starts = cp.zeros(len(sizes), dtype=np.int64)
+    starts[1:] = cp.cumsum(sizes[:-1], dtype=np.int64)
+    return starts
 
 
-def _residues_needed(sources: list[np.ndarray], q_end: int, t_end: int) -> list[int]:
-    """Bytes of each source, from its start, that hold the residues before positions
-    ``q_end`` and ``t_end`` of the sources laid end to end, as on the device (one source for
-    queries and targets, or the queries' source and then the targets')."""
-    if len(sources) == 1:
-        return [max(q_end, t_end)]
-    return [q_end, t_end - len(sources[0])]
+def _text_bound(m: np.ndarray, n: np.ndarray) -> int:
+    """Bytes that hold the CIGARs of pairs of lengths ``m`` and ``n``, each in 2 (m + n)
+    bytes of whole 4-byte words (a run of L operations takes at most 2 L bytes)."""
+    return 2 * (int(m.sum(dtype=np.int64)) + int(n.sum(dtype=np.int64))) + 3 * len(m)
 
 
-def _sliced(index: np.ndarray) -> slice | np.ndarray:
-    """``index`` as a slice when it is ``first, first + 1, ...`` (then it takes views)."""
-    if len(index) and is_consecutive(index):
-        return slice(int(index[0]), int(index[0]) + len(index))
-    return index
+class _Texts:
+    """A device share's CIGARs on the host, in one buffer: each chunk's codes after the
+    previous chunk's, copied there from pinned memory on a gather thread while the device
+    runs the later chunks. The chunks that follow each other in the share's order (the
+    usual case: one shape of pairs, planned in order) make one :class:`Cigars` over the
+    buffer, without a join (joining a million pairs' CIGARs took 11-18 ms); the others stay
+    parts of their own, for ``Cigars.scatter``. The buffer is sized for the longest CIGARs
+    and only the pages written are ever touched."""
 
+    def __init__(self, count: int, bound: int) -> None:
+        self.codes = np.empty(max(1, bound), dtype=np.uint8)
+        self.used = 0  # bytes of codes placed
+        # pairs 0 .. ordered - 1 hold their CIGARs in order, at codes[offsets[k]:offsets[k + 1]]
+        self.offsets = np.empty(count + 1, dtype=np.int64)
+        self.offsets[0] = 0
+        self.ordered = 0
+        self.others: list[tuple[slice | np.ndarray, int, np.ndarray]] = []
+        self.copies: list[Future] = []
 
-def _part(index: slice | np.ndarray, a: int, b: int) -> slice | np.ndarray:
-    """Entries ``a:b`` of an index that :func:`_sliced` gave."""
-    if isinstance(index, slice):
-        return slice(index.start + a, index.start + b)
-    return index[a:b]
+    def place(self, positions: slice | np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """Room for one chunk's codes (its pairs at ``positions`` in the share, ``offsets``
+        their ``pairs + 1`` offsets from 0); returns the part of the buffer to fill."""
+        size, at = int(offsets[-1]), self.used
+        self.used += size
+        if (
+            isinstance(positions, slice)
+            and positions.start == self.ordered
+            and at == self.offsets[self.ordered]
+        ):
+            np.add(offsets[1:], at, out=self.offsets[positions.start + 1 : positions.stop + 1])
+            self.ordered = positions.stop
+        else:
+            self.others.append((positions, at, np.array(offsets)))
+        return self.codes[at : at + size]
 
+    def finish(self) -> None:
+        """Wait for every copy into the buffer (raising the first copy's error)."""
+        wait(self.copies)
+        for copy in self.copies:
+            copy.result()
 
-def _run_chunk(
-    cp: Any,
-    kernels: tuple[Any, Any, Any],
-    launch: _gpu_backend._Launch,
-    chunk: slice | np.ndarray,
-    positions: np.ndarray,
-    codes: Any,
-    pairs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    sizes: np.ndarray,
-    buffers: tuple[Any, Any],
-    scoring: tuple[Any, int, int, int],
-    stream: Any,
-    marks: list[tuple[str, Any]] | None,
-) -> _Pending:
-    """Queue one chunk's forward pass, walk and packing (``kernels``) on ``stream``; ``pairs``
-    holds every pair's residue starts and lengths, ``buffers`` the flags and the device's
-    (8, pairs) fields (the walk writes column ``chunk[k]`` of them for the chunk's pair k;
-    ``chunk``: the pairs' indices, or a slice of them), ``scoring`` the device matrix,
-    alphabet size and gap penalties."""
-    fill, walk, pack = kernels
-    flags, fields = buffers
-    q_start, t_start, m, n = pairs
-    matrix, alpha, gap_open, gap_extend = scoring
-    cm, cn = m[chunk], n[chunk]
-    count = len(cm)
-    # the per-pair arguments in two pinned buffers, each copied in one transfer (seven copies
-    # from pageable arrays took 8 ms for a million pairs)
-    wide = _gpu_backend._pinned(cp, np.int64, (5 * count + 1,))
-    narrow = _gpu_backend._pinned(cp, np.int32, (2 * count,))
-    wide[:count] = q_start[chunk]
-    wide[count : 2 * count] = t_start[chunk]
-    wide[2 * count : 3 * count] = (
-        np.arange(chunk.start, chunk.stop) if isinstance(chunk, slice) else chunk
-    )
-    flag_offset, text_offset = wide[3 * count : 4 * count], wide[4 * count :]
-    flag_offset[0] = text_offset[0] = 0
-    np.cumsum(sizes[:-1], out=flag_offset[1:])
-    # each pair's CIGAR in 2 (m + n) bytes, in whole 4-byte words (the walk stores words)
-    np.cumsum((2 * (cm + cn) + 3) & ~3, out=text_offset[1:])
-    narrow[:count], narrow[count:] = cm, cn
-    d_wide = cp.empty(wide.shape, dtype=np.int64)
-    d_narrow = cp.empty(narrow.shape, dtype=np.int32)
-    d_wide.set(wide, stream=stream)
-    d_narrow.set(narrow, stream=stream)
-    d_q, d_t, d_slot = d_wide[:count], d_wide[count : 2 * count], d_wide[2 * count : 3 * count]
-    d_flag_offset, d_text_offset = d_wide[3 * count : 4 * count], d_wide[4 * count :]
-    d_m, d_n = d_narrow[:count], d_narrow[count:]
-    ends = cp.empty((count, 3), dtype=np.int32)
-    text = cp.empty(max(1, int(text_offset[-1])), dtype=np.uint8)
-    packed = cp.empty_like(text)
-    lengths = cp.empty(count, dtype=np.int32)
-    offsets = cp.zeros(count + 1, dtype=np.int64)
-
-    grid = _gpu_backend._Grid.of(launch, count, int(cm.max()), int(cn.max()), alpha)
-    grid.configure(fill)
-    scratch = cp.empty(grid.scratch, dtype=np.uint32)
-    _mark(marks, "start", stream)
-    fill(
-        (grid.blocks,),
-        (_BLOCK,),
-        (
-            codes,
-            d_q,
-            d_m,
-            d_t,
-            d_n,
-            np.int32(count),
-            matrix,
-            np.int32(alpha),
-            np.int32(gap_open),
-            np.int32(gap_extend),
-            scratch,
-            np.int64(grid.stride),
-            ends,
-            flags,
-            d_flag_offset,
-        ),
-        shared_mem=grid.shared,
-    )
-    _mark(marks, "fill", stream)
-    threads = (-(-count // _BLOCK),), (_BLOCK,)
-    walk(
-        *threads,
-        (
-            codes,
-            d_q,
-            d_t,
-            np.int32(count),
-            flags,
-            d_flag_offset,
-            d_m,
-            np.int32(launch.columns),
-            np.int32(launch.group),
-            matrix,
-            np.int32(alpha),
-            np.int32(gap_open),
-            np.int32(gap_extend),
-            ends,
-            text,
-            d_text_offset,
-            lengths,
-            d_slot,
-            np.int64(fields.shape[1]),
-            fields,
-        ),
-    )
-    _mark(marks, "walk", stream)
-    offsets[1:] = cp.cumsum(lengths, dtype=np.int64)
-    pack(*threads, (text, d_text_offset, lengths, offsets, np.int32(count), packed))
-    _mark(marks, "pack", stream)
-    alive = (wide, narrow, d_wide, d_narrow, ends, text, lengths, scratch)
-    return _Pending(positions, offsets, packed, stream.record(), alive)
+    def parts(self, base: int) -> list[tuple[slice | np.ndarray, Cigars]]:
+        """The CIGARs as parts for ``Cigars.scatter``: positions in the call (the share
+        starting at ``base``) and their strings."""
+        parts: list[tuple[slice | np.ndarray, Cigars]] = []
+        if self.ordered:
+            ordered = Cigars(
+                self.codes[: self.offsets[self.ordered]], self.offsets[: self.ordered + 1]
+            )
+            parts.append((slice(base, base + self.ordered), ordered))
+        for positions, at, offsets in self.others:
+            where = (
+                slice(base + positions.start, base + positions.stop)
+                if isinstance(positions, slice)
+                else base + positions
+            )
+            parts.append((where, Cigars(self.codes[at : at + int(offsets[-1])], offsets)))
+        return parts
 
 
 def _mark(marks: list[tuple[str, Any]] | None, phase: str, stream: Any) -> None:
@@ -515,13 +548,14 @@ def _mark(marks: list[tuple[str, Any]] | None, phase: str, stream: Any) -> None:
         marks.append((phase, stream.record()))
 
 
-def _collect(cp: Any, pending: _Pending, copies: Any) -> tuple[np.ndarray, Cigars]:
-    """Copy a chunk's CIGARs to the host on the ``copies`` stream once its kernels are done;
-    returns its (positions, CIGARs)."""
+def _collect(cp: Any, pending: _Pending, copies: Any, texts: _Texts) -> None:
+    """Copy a chunk's CIGARs to pinned memory on the ``copies`` stream once its kernels are
+    done, then into ``texts`` on a gather thread (the first writes fault fresh pages in)."""
     copies.wait_event(pending.done)
-    offsets = _pinned_copy(cp, pending.offsets, copies).copy()
-    text = _pinned_copy(cp, pending.text[: int(offsets[-1])], copies)
-    return pending.positions, Cigars.from_bytes(text, offsets)
+    offsets = _pinned_copy(cp, pending.offsets, copies)
+    staged = _pinned_copy(cp, pending.text[: int(offsets[-1])], copies)
+    into = texts.place(pending.positions, offsets)
+    texts.copies.append(pool("gather").submit(np.copyto, into, staged))
 
 
 def _pinned_copy(cp: Any, array: Any, stream: Any) -> np.ndarray:
