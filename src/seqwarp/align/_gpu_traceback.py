@@ -374,7 +374,14 @@ class _ShareRun:
             )
             x = lo
             while x < hi:
-                y = x + max(1, min(hi - x, self.budget // per_pair, self.most))
+                fits = max(1, self.budget // per_pair)
+                take = min(hi - x, fits, self.most)
+                if hi - x - take < take // 2 and hi - x <= min(fits, _MAX_CHUNK_PAIRS):
+                    # the launch's remainder, under half a chunk, joins this chunk: a chunk's
+                    # walk takes as long as one pair's walk at least (a thread walks a pair),
+                    # so a small chunk costs nearly a whole one
+                    take = hi - x
+                y = x + take
                 self.upload.wait(self.stream, pairs.needs(x, y))
                 try:
                     queued = self._queue_chunk(
