@@ -142,6 +142,37 @@ def test_many_stages_and_chunks_give_the_same_answer(monkeypatch: pytest.MonkeyP
         _compare(equal, [mutate(rng, s, 4, 0.1) for s in equal], scoring_for("dna", "linear"), mode)
 
 
+def test_pairs_whose_flags_do_not_fit_go_to_the_cpu_in_the_same_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Pairs whose flags would not fit the device (here: every pair with a side over 1,000)
+    are planned as if empty and aligned by the CPU; the others' stages then run out of the
+    call's order, and every field and CIGAR still equals the CPU backend's."""
+    most = _gpu_traceback._most_flag_bytes
+
+    def huge_when_long(m, n, tiles):
+        sizes = most(m, n, tiles)
+        return np.where((np.asarray(m) > 1000) | (np.asarray(n) > 1000), 1 << 62, sizes)
+
+    monkeypatch.setattr(_gpu_traceback, "_most_flag_bytes", huge_when_long)
+    cpu_calls: list[int] = []
+    cpu_align = _cpu_backend.align
+
+    def counted(*args):
+        cpu_calls.append(len(args[2]))
+        return cpu_align(*args)
+
+    monkeypatch.setattr(_cpu_backend, "align", counted)
+    queries, targets = _random_pairs(13, 4, 400)
+    long = sum(len(q) > 1000 or len(t) > 1000 for q, t in zip(queries, targets, strict=True))
+    assert long > 10
+    for mode in MODES:
+        cpu_calls.clear()
+        _compare(queries, targets, scoring_for("dna", "affine"), mode)
+        # the reference call of every pair, and the traceback's call of the long and empty ones
+        assert sorted(cpu_calls) == [long + 2, len(queries)]
+
+
 def test_aligner_cigars_on_gpu_match_cpu() -> None:
     """The public API: ``Aligner(device="gpu").align(output="cigar")`` runs the GPU traceback."""
     queries, targets = _random_pairs(7, 20, 300)
