@@ -260,7 +260,7 @@ class _ShareRun:
     copy (``_gpu_backend._Pairs``); a chunk of a launch takes slices of them, and its flags'
     and CIGARs' places are running totals computed on the device, so that queueing a chunk
     costs the host the same for any number of pairs (computed on the host, a million pairs'
-    took 30-60 ms before the first kernel). A chunk's flags fit ``budget`` bytes at the
+    took 30-55 ms before the first kernel). A chunk's flags fit ``budget`` bytes at the
     launch's largest pair; the first chunks are small (each next one twice as large), so that
     the first kernels wait only for their own pairs' residues. A chunk's CIGARs are collected
     while the device runs the next one (:class:`_Texts`); the fields, column-major in the
