@@ -197,13 +197,15 @@ def _align_share(
             fits = _most_flag_bytes(m, n, tiles) <= free // 4
             too_large = np.flatnonzero(~fits & (m > 0) & (n > 0))
             m = np.where(fits, m, 0)  # planned as if empty: the CPU answers them
-        if np.any((m > 0) & (n > 0)):
-            # only the residues these pairs touch go to the device (as for scores)
-            spans = _gpu_backend._spans(queries, targets, q_index, t_index, tuple(firsts), m, n)
-            _align_on_device(
-                cp, spans, m, n, cells, base, *scoring,
-                min(_MAX_CHUNK_FLAG_BYTES, free // 3), out, parts, marks,
-            )  # fmt: skip
+            if not np.any((m > 0) & (n > 0)):
+                return too_large
+        # a share has cells (on_devices and _in_halves_on skip those without); only the
+        # residues its pairs touch go to the device (as for scores)
+        spans = _gpu_backend._spans(queries, targets, q_index, t_index, tuple(firsts), m, n)
+        _align_on_device(
+            cp, spans, m, n, cells, base, *scoring,
+            min(_MAX_CHUNK_FLAG_BYTES, free // 3), out, parts, marks,
+        )  # fmt: skip
     return too_large
 
 
