@@ -65,6 +65,22 @@ def test_scatter_puts_each_part_at_its_positions(strings: list[str], random) -> 
     assert merged == expected
 
 
+@settings(deadline=None)
+@given(cigar_lists, cigar_lists, st.randoms(use_true_random=False))
+def test_replaced_puts_new_strings_at_their_positions(
+    strings: list[str], new: list[str], random
+) -> None:
+    new = new[: len(strings)]
+    chosen = np.array(sorted(random.sample(range(len(strings)), len(new))), dtype=np.int64)
+    # codes that start past the first string's, as a part of a larger buffer does
+    base = Cigars.from_strings(["IDX", *strings])
+    cigars = Cigars(base.codes, base.offsets[1:])
+    expected = list(strings)
+    for p, text in zip(chosen, new, strict=True):
+        expected[p] = text
+    assert cigars.replaced(chosen, Cigars.from_strings(new)) == expected
+
+
 def test_text_of_operation_runs() -> None:
     # ops: 12 matches, 1 mismatch, 3 insertions | 1 deletion | nothing
     ops = np.array([0] * 12 + [1] + [2] * 3 + [3], dtype=np.uint8)

@@ -146,7 +146,19 @@ INSTANCES = {
             ("global", "local"), ("s32", "s16x2-bytes"), (20, 24)
         )
     ]
-    + [_gpu_traceback.walk_name(mode) for mode in ("global", "semi-global", "local")],
+    + [
+        _gpu_traceback.band_fill_name(mode, affine, lane, *tile)
+        for mode, affine, lane, tile in itertools.product(
+            ("global", "semi-global", "local"),
+            (False, True),
+            ("s16x2", "s16x2-bytes"),
+            ((16, 4), (8, 32)),
+        )
+    ]
+    + [
+        _gpu_traceback.walk_name(mode, banded)
+        for mode, banded in itertools.product(("global", "semi-global", "local"), (False, True))
+    ],
     "microbench.cu": [f"seqwarp::op_rate<{op}>" for op in range(4)],
 }
 
@@ -263,6 +275,48 @@ def test_flag_bytes_of_the_longest_sides_bound_every_pair() -> None:
     assert int(_gpu_traceback.flag_bytes(m.max(), n.max(), 24, 8)) == int(
         _gpu_traceback.flag_bytes(np.array([700]), np.array([1500]), 24, 8)[0]
     )
+
+
+def test_band_flag_bytes_hold_every_cell_of_the_window() -> None:
+    # align_band.cuh's layout: row i's window holds blocks b(i) .. b(i) + G - 1 of K columns,
+    # block cb's row i at step i + cb - b(1) - 1, thread cb % G; every cell of every row's
+    # window lies inside the pair's flag bytes, for any first diagonal lo, and no two share
+    # a nibble
+    rng = np.random.default_rng(11)
+    for _ in range(60):
+        m, n = int(rng.integers(1, 400)), int(rng.integers(1, 400))
+        k = int(rng.choice(_gpu_traceback._BAND_COLUMNS))
+        group = int(rng.choice(_gpu_traceback._BAND_GROUPS))
+        lo = int(rng.integers(-m, n + 1))
+        size = int(_gpu_traceback.band_flag_bytes(np.array([m]), k, group)[0])
+        assert size % 16 == 0
+        first = max(0, lo) // k
+        nibbles = []
+        for i in range(1, m + 1):
+            start = max(0, i + lo - 1) // k
+            for cb in range(start, min(start + group, -(-n // k))):
+                step = i + cb - first - 1
+                c = np.arange(k)
+                words = 4 * -(-k // 8)
+                nibbles.append(2 * (step * group * words + (cb % group) * words + c // 2) + c % 2)
+        if not nibbles:  # a window right of the target on every row
+            continue
+        nibbles = np.concatenate(nibbles)
+        assert nibbles.min() >= 0 and nibbles.max() < 2 * size
+        assert np.unique(nibbles).size == nibbles.size
+
+
+def test_band_group_takes_the_narrowest_window_that_holds_the_margin() -> None:
+    choose = _gpu_traceback.band_group
+    reads, windows = np.full(3, 125), np.array([137, 136, 138])
+    assert choose("global", reads, windows) == (16, 4)
+    # 16 columns would take 8 threads, 128 columns of 136: 8 columns take 64
+    assert choose("local", reads, windows) == choose("semi-global", reads, windows) == (8, 8)
+    assert choose("global", np.array([512]), np.array([563])) == (16, 8)
+    assert choose("local", np.array([512]), np.array([563])) == (16, 16)
+    # lengths far apart, or a window as wide as most of the target: the whole matrix
+    assert choose("global", np.array([100]), np.array([300])) is None
+    assert choose("local", np.array([40]), np.array([44])) is None
 
 
 def _chunk_offsets(strings: list[str]) -> np.ndarray:

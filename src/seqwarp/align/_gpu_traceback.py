@@ -14,6 +14,13 @@ next one twice as large), so that the first kernels wait only for their own pair
 The flags and the walk are ``cpu.trace``'s, so every field and CIGAR equals the CPU
 backend's.
 
+Pairs of one shape whose lengths differ by little (a read and the window it maps to) take a
+band of diagonals instead of the whole matrix (``band_fill``, ``kernels/align_band.cuh``): a
+window as wide as the lengths' difference and a margin for the errors, run in groups of 4 to
+32 threads. The walk checks each pair's band against the bound its score sets, and the pairs
+whose band may have missed an optimal path are aligned again on the whole matrix in the same
+call, so the band changes no result, only the time.
+
 Several devices each take a contiguous range of a call's pairs of near-equal cells, in a
 host thread of their own; a range whose residues or buffers do not fit its device runs there
 in halves of near-equal cells (a chunk's flags that do not fit run as smaller chunks). Pairs
@@ -38,13 +45,26 @@ from ._pools import pool, thread_streams
 from .plan import PairShapes
 from .results import Cigars
 
-__all__ = ["align", "fill_name", "walk_name"]
+__all__ = ["align", "band_fill_name", "band_group", "fill_name", "walk_name"]
 
 _BLOCK = 128
 _MAX_CHUNK_PAIRS = 1 << 20
 _MAX_CHUNK_FLAG_BYTES = 8 << 30
 _FIELDS = 8
 _PACK = "seqwarp::pack_text"
+# the band fill: columns a thread (K, in order of preference: a step's fixed work weighs
+# less over 16 columns, so 16 is faster even where its window is twice as wide), threads a
+# group (G: the window holds G K - K + 1 diagonals), the lanes it runs (16-bit: two pairs a
+# register), the margin of diagonals on each side of the lengths' difference as a share of
+# the shorter side (global paths need fewer: their ends are fixed; a pair its band misses
+# runs again, a few milliseconds a call), and the window's most columns as a share of the
+# target's
+_BAND_COLUMNS = (16, 8)
+_BAND_GROUPS = (4, 8, 16, 32)
+_BAND_LANES = ("s16x2", "s16x2-bytes")
+_BAND_MARGIN = {"global": 1 / 32, "semi-global": 1 / 6, "local": 1 / 6}
+_BAND_MIN_MARGIN = 4
+_BAND_MOST_COLUMNS = 0.6
 
 
 def fill_name(mode: str, affine: bool, lane: str, columns: int, group: int) -> str:
@@ -56,9 +76,44 @@ def fill_name(mode: str, affine: bool, lane: str, columns: int, group: int) -> s
     )
 
 
-def walk_name(mode: str) -> str:
-    """NVRTC name expression of the traceback walk for ``mode``."""
-    return f"seqwarp::trace_walk<{_gpu_backend._MODES[mode]}>"
+def band_fill_name(mode: str, affine: bool, lane: str, columns: int, group: int) -> str:
+    """NVRTC name expression of one banded forward-with-flags kernel (``lane``: a 16-bit
+    fused lane; ``columns`` a thread, ``group`` threads a group)."""
+    struct = _gpu_backend._LANE_STRUCT[lane][0]
+    return (
+        f"seqwarp::band_fill<{_gpu_backend._MODES[mode]}, {'true' if affine else 'false'}, "
+        f"seqwarp::{struct}, {columns}, {group}>"
+    )
+
+
+def walk_name(mode: str, banded: bool = False) -> str:
+    """NVRTC name expression of the traceback walk for ``mode`` (after a banded fill)."""
+    return f"seqwarp::trace_walk<{_gpu_backend._MODES[mode]}, {'true' if banded else 'false'}>"
+
+
+def band_group(mode: str, m: np.ndarray, n: np.ndarray) -> tuple[int, int] | None:
+    """The band fill's tile (columns a thread, threads a group) for pairs of lengths ``m`` and
+    ``n`` (one launch's): the first of ``_BAND_COLUMNS`` whose narrowest window holds the
+    lengths' difference and the mode's margin on each side within the targets' most columns,
+    or None (the whole matrix costs less)."""
+    spread = int(np.abs(n.astype(np.int64) - m).max())
+    shortest = int(np.minimum(m, n).min())
+    margin = max(_BAND_MIN_MARGIN, int(np.ceil(shortest * _BAND_MARGIN[mode])))
+    for k in _BAND_COLUMNS:
+        for group in _BAND_GROUPS:
+            if group * k - k + 1 >= spread + 1 + 2 * margin:
+                if group * k <= _BAND_MOST_COLUMNS * int(n.min()):
+                    return k, group
+                break
+    return None
+
+
+def band_flag_bytes(m: Any, columns: int, group: int) -> Any:
+    """Device bytes of each pair's flags under the band fill (``align_band.cuh``'s layout): at
+    most ``m + (m - 1) / K + G`` steps of ``G`` threads' ``K`` nibbles in whole 4-byte words,
+    rounded up to 16 (the walk reads 16-byte words)."""
+    steps = m.astype(np.int64) + (m.astype(np.int64) - 1) // columns + group
+    return (steps * group * 4 * ((columns + 7) // 8) + 15) & ~15
 
 
 def flag_bytes(m: Any, n: Any, columns: int, group: int) -> Any:
@@ -104,6 +159,7 @@ def align(
     *,
     marks: list[tuple[str, Any]] | None = None,
     shapes: PairShapes | None = None,
+    band: bool = True,
 ) -> tuple[np.ndarray, Cigars]:
     """``(n, 8)`` int64 fields (``cpu._align_pair``'s) and the CIGAR strings of every pair.
 
@@ -112,7 +168,8 @@ def align(
     receives ``(phase, CUDA event)`` pairs: ``"start"`` before each chunk, then an event
     after its ``"fill"``, ``"walk"`` and ``"pack"`` kernels (to time the kernels apart from
     the copies and the host's work). ``shapes``: the pairs' lengths and running total of
-    cells, when the caller has them.
+    cells, when the caller has them. ``band``: let pairs take the band fill (the pairs a band
+    did not hold run again without).
     """
     q_index = np.asarray(q_index, dtype=np.int64)
     t_index = np.asarray(t_index, dtype=np.int64)
@@ -134,7 +191,7 @@ def align(
             done: list[tuple[np.ndarray | slice, Cigars]] = []
             rest = _align_share(
                 device, queries, targets, share, m[x:y], n[x:y], cells, x,
-                (matrix, mode, gap_open, gap_extend), out, done, marks,
+                (matrix, mode, gap_open, gap_extend), out, done, marks, band,
             )  # fmt: skip
             parts.extend(done)
             left.append(x + rest)
@@ -155,7 +212,38 @@ def align(
         )
         out[rest] = fields
         parts.append((rest, texts))
-    return out, Cigars.scatter(len(m), parts)
+    cigars = Cigars.scatter(len(m), parts)
+    # the pairs whose band may have missed an optimal path (operations -1), on the whole matrix
+    outside = np.flatnonzero(out[:, 5] < 0) if band else np.zeros(0, dtype=np.int64)
+    if outside.size:
+        fields, texts = _outside_band(
+            queries, targets, q_index[outside], t_index[outside], matrix, mode, gap_open,
+            gap_extend, marks,
+        )  # fmt: skip
+        out[outside] = fields
+        cigars = cigars.replaced(outside, texts)
+    return out, cigars
+
+
+def _outside_band(
+    queries: SequenceBatch,
+    targets: SequenceBatch,
+    q_index: np.ndarray,
+    t_index: np.ndarray,
+    matrix: np.ndarray,
+    mode: str,
+    gap_open: int,
+    gap_extend: int,
+    marks: list[tuple[str, Any]] | None,
+) -> tuple[np.ndarray, Cigars]:
+    """Fields and CIGARs of the pairs a band did not hold, on the whole matrix; their residues
+    are gathered first (scattered through a call's batches, they would span nearly all of them,
+    and all of that would go to the device)."""
+    index = np.arange(len(q_index), dtype=np.int64)
+    return align(
+        queries.take(q_index), targets.take(t_index), index, index, matrix, mode, gap_open,
+        gap_extend, marks=marks, band=False,
+    )  # fmt: skip
 
 
 def _out_of_memory() -> type[BaseException]:
@@ -178,6 +266,7 @@ def _align_share(
     out: np.ndarray,
     parts: list[tuple[np.ndarray | slice, Cigars]],
     marks: list[tuple[str, Any]] | None,
+    band: bool,
 ) -> np.ndarray:
     """Align one device's share of a call (pairs ``base ...`` of it: their indices and the
     first of each when consecutive, lengths ``m`` and ``n``, running total of cells and the
@@ -204,7 +293,7 @@ def _align_share(
         spans = _gpu_backend._spans(queries, targets, q_index, t_index, tuple(firsts), m, n)
         _align_on_device(
             cp, spans, m, n, cells, base, *scoring,
-            min(_MAX_CHUNK_FLAG_BYTES, free // 3), out, parts, marks,
+            min(_MAX_CHUNK_FLAG_BYTES, free // 3), out, parts, marks, band,
         )  # fmt: skip
     return too_large
 
@@ -224,6 +313,7 @@ def _align_on_device(
     out: np.ndarray,
     parts: list[tuple[np.ndarray | slice, Cigars]],
     marks: list[tuple[str, Any]] | None,
+    band: bool,
 ) -> None:
     """Align a device's share (pairs ``base ...`` of the call; those with an empty side are
     left to the caller) on the current device: fields into ``out``, CIGARs appended to
@@ -234,7 +324,9 @@ def _align_on_device(
     gather = pool("gather")
     touched = gather.submit(rows.fill, 0)
     try:
-        run = _ShareRun(cp, spans, m, n, matrix, mode, gap_open, gap_extend, budget, marks)
+        run = _ShareRun(
+            cp, spans, m, n, matrix, mode, gap_open, gap_extend, budget, marks, band
+        )  # fmt: skip
         host = run.align(cells)
     finally:
         wait([touched])  # a rerun in halves must not find it still writing
@@ -247,11 +339,13 @@ def _align_on_device(
 @dataclass
 class _Stage:
     """One stage of a share, planned: its first pair in the share, its pairs' arguments in
-    launch order, its launches and their module."""
+    launch order, its launches, each one's band fill tile (None: the whole matrix) and their
+    module."""
 
     start: int
     pairs: _gpu_backend._Pairs
     launches: list[_gpu_backend._Launch]
+    bands: list[tuple[int, int] | None]
     module: Any
 
 
@@ -280,8 +374,10 @@ class _ShareRun:
         gap_extend: int,
         budget: int,
         marks: list[tuple[str, Any]] | None,
+        band: bool,
     ) -> None:
         self.cp, self.spans, self.m, self.n = cp, spans, m, n
+        self.band = band
         self.matrix, self.mode, self.gap_open, self.gap_extend = matrix, mode, gap_open, gap_extend
         self.affine = gap_open != gap_extend
         self.budget, self.marks = budget, marks
@@ -343,14 +439,23 @@ class _ShareRun:
                 self.spans, q_offsets=self.spans.q_offsets[a:b], t_offsets=self.spans.t_offsets[a:b]
             )
             pairs = _gpu_backend._Pairs(cp, spans, m, n, _gpu_backend._order(launches))
-            names = {
-                fill_name(self.mode, self.affine, x.kernel_lane, x.columns, x.group)
+            bands = [
+                band_group(self.mode, pairs.m[x.start : x.start + len(x.pairs)],
+                           pairs.n[x.start : x.start + len(x.pairs)])
+                if self.band and x.kernel_lane in _BAND_LANES else None
                 for x in launches
+            ]  # fmt: skip
+            names = {
+                band_fill_name(self.mode, self.affine, x.kernel_lane, *g)
+                if g
+                else fill_name(self.mode, self.affine, x.kernel_lane, x.columns, x.group)
+                for x, g in zip(launches, bands, strict=True)
             }
+            walks = {walk_name(self.mode, g is not None) for g in bands}
             module = cuda.compile_module(
-                "seqwarp.align", "align_trace.cu", [*sorted(names), walk_name(self.mode), _PACK]
+                "seqwarp.align", "align_trace.cu", [*sorted(names), *sorted(walks), _PACK]
             )
-            return _Stage(a, pairs, launches, module)
+            return _Stage(a, pairs, launches, bands, module)
 
     def _queue_stage(self, stage: _Stage) -> None:
         """Queue a stage's chunks, collecting each one's CIGARs once the next is queued."""
@@ -364,15 +469,23 @@ class _ShareRun:
                 args["slot"] = cp.arange(stage.start, stage.start + count, dtype=np.int64)
             else:
                 args["slot"] = cp.asarray(pairs.order + stage.start)
-        walk = stage.module.function(walk_name(self.mode))
         pack = stage.module.function(_PACK)
-        for launch in stage.launches:
+        for launch, band in zip(stage.launches, stage.bands, strict=True):
+            walk = stage.module.function(walk_name(self.mode, band is not None))
             fill = stage.module.function(
-                fill_name(self.mode, self.affine, launch.kernel_lane, launch.columns, launch.group)
+                band_fill_name(self.mode, self.affine, launch.kernel_lane, *band)
+                if band
+                else fill_name(
+                    self.mode, self.affine, launch.kernel_lane, launch.columns, launch.group
+                )
             )
             lo, hi = launch.start, launch.start + len(launch.pairs)
             per_pair = int(
-                flag_bytes(pairs.m[lo:hi].max(), pairs.n[lo:hi].max(), launch.columns, launch.group)
+                band_flag_bytes(pairs.m[lo:hi].max(), *band)
+                if band
+                else flag_bytes(
+                    pairs.m[lo:hi].max(), pairs.n[lo:hi].max(), launch.columns, launch.group
+                )
             )
             x = lo
             while x < hi:
@@ -387,7 +500,7 @@ class _ShareRun:
                 self.upload.wait(self.stream, pairs.needs(x, y))
                 try:
                     queued = self._queue_chunk(
-                        (fill, walk, pack), launch, stage, args, x, y, per_pair
+                        (fill, walk, pack), launch, band, stage, args, x, y, per_pair
                     )
                 except cp.cuda.memory.OutOfMemoryError:
                     # a smaller chunk, after what is queued has finished
@@ -408,6 +521,7 @@ class _ShareRun:
         self,
         kernels: tuple[Any, Any, Any],
         launch: _gpu_backend._Launch,
+        band: tuple[int, int] | None,
         stage: _Stage,
         args: dict[str, Any],
         x: int,
@@ -415,8 +529,9 @@ class _ShareRun:
         per_pair: int,
     ) -> _Pending:
         """Queue pairs ``x:y`` of a stage (one launch's) on the kernels' stream: forward pass,
-        walk and packing (``kernels``); ``args``: the stage's per-pair arguments on the
-        device, ``per_pair``: the flag bytes of the launch's largest pair."""
+        walk and packing (``kernels``; ``band``: the band fill's tile, None for the whole
+        matrix); ``args``: the stage's per-pair arguments on the device, ``per_pair``:
+        the flag bytes of the launch's largest pair."""
         cp, stream, pairs = self.cp, self.stream, stage.pairs
         fill, walk, pack = kernels
         count = y - x
@@ -432,7 +547,12 @@ class _ShareRun:
             flags = self.flags
             # each pair's flags, and its CIGAR in 2 (m + n) bytes of whole 4-byte words (the
             # walk stores words), after the previous pair's
-            flag_offset = _starts(cp, flag_bytes(m, n, launch.columns, launch.group))
+            flag_offset = _starts(
+                cp,
+                band_flag_bytes(m, *band)
+                if band
+                else flag_bytes(m, n, launch.columns, launch.group),
+            )
             text_offset = _starts(cp, (2 * (m.astype(np.int64) + n) + 3) & ~3)
             host_m, host_n = pairs.m[x:y], pairs.n[x:y]
             text = cp.empty(max(1, _text_bound(host_m, host_n)), dtype=np.uint8)
@@ -440,29 +560,39 @@ class _ShareRun:
             ends = cp.empty((count, 3), dtype=np.int32)
             lengths = cp.empty(count, dtype=np.int32)
             offsets = cp.zeros(count + 1, dtype=np.int64)
-            grid = _gpu_backend._Grid.of(launch, count, int(host_m.max()), int(host_n.max()), alpha)
-            grid.configure(fill)
-            scratch = cp.empty(grid.scratch, dtype=np.uint32)
-            _mark(self.marks, "start", stream)
-            fill(
-                (grid.blocks,),
-                (_BLOCK,),
-                (
+            if band:
+                grid = _band_grid(launch, *band, count, alpha)
+                band_lo = cp.empty(count, dtype=np.int32)
+                fill_args: tuple = (
+                    codes, q_start, m, t_start, n, np.int32(count), matrix, np.int32(alpha),
+                    np.int32(gap_open), np.int32(gap_extend), ends, band_lo, flags, flag_offset,
+                )  # fmt: skip
+                tile = band
+            else:
+                grid = _gpu_backend._Grid.of(
+                    launch, count, int(host_m.max()), int(host_n.max()), alpha
+                )
+                scratch = cp.empty(grid.scratch, dtype=np.uint32)
+                band_lo = scratch  # not read by the walk
+                fill_args = (
                     codes, q_start, m, t_start, n, np.int32(count), matrix, np.int32(alpha),
                     np.int32(gap_open), np.int32(gap_extend), scratch, np.int64(grid.stride),
                     ends, flags, flag_offset,
-                ),
-                shared_mem=grid.shared,
-            )  # fmt: skip
+                )  # fmt: skip
+                tile = (launch.columns, launch.group)
+            grid.configure(fill)
+            _mark(self.marks, "start", stream)
+            fill((grid.blocks,), (_BLOCK,), fill_args, shared_mem=grid.shared)
             _mark(self.marks, "fill", stream)
             threads = (-(-count // _BLOCK),), (_BLOCK,)
             walk(
                 *threads,
                 (
                     codes, q_start, t_start, np.int32(count), flags, flag_offset, m,
-                    np.int32(launch.columns), np.int32(launch.group), matrix, np.int32(alpha),
+                    np.int32(tile[0]), np.int32(tile[1]), matrix, np.int32(alpha),
                     np.int32(gap_open), np.int32(gap_extend), ends, text, text_offset, lengths,
-                    slot, np.int64(fields.shape[1]), fields,
+                    slot, np.int64(fields.shape[1]), fields, n, band_lo,
+                    np.int32(self.matrix.max()),
                 ),
             )  # fmt: skip
             _mark(self.marks, "walk", stream)
@@ -474,8 +604,24 @@ class _ShareRun:
             if pairs.identity
             else stage.start + pairs.order[x:y]
         )
-        alive = (ends, text, lengths, scratch, flag_offset, text_offset, args)
+        alive = (ends, text, lengths, band_lo, flag_offset, text_offset, args)
         return _Pending(positions, offsets, packed, stream.record(), alive)
+
+
+def _band_grid(
+    launch: _gpu_backend._Launch, columns: int, group: int, count: int, alpha: int
+) -> Any:
+    """The band fill's grid for ``count`` pairs of ``launch``: a pair set (two pairs) a group
+    of ``group`` threads of ``columns`` columns, ``_BLOCK`` threads a block; shared memory for
+    the residues' profile columns (a block's) and each group's profile of its window."""
+    sets_per_block = _BLOCK // group
+    letters = alpha + 1
+    size = _gpu_backend._LANE_STRUCT[launch.kernel_lane][1]
+    table = (letters * letters * size + 15) & ~15
+    shared = table + sets_per_block * launch.lane_pairs * letters * group * columns * size
+    sets = -(-count // launch.lane_pairs)
+    blocks = -(-sets // sets_per_block)
+    return _gpu_backend._Grid(blocks, _BLOCK, shared, 0, 1)
 
 
 def _starts(cp: Any, sizes: Any) -> Any:

@@ -91,6 +91,23 @@ class Cigars(Sequence[str]):
             )
         return cls(out, offsets)
 
+    def replaced(self, positions: np.ndarray, other: Cigars) -> Cigars:
+        """These strings with ``other[k]`` at ``positions[k]`` (ascending): the strings
+        between two replaced ones move as one copy, so a few replacements in a million
+        strings cost a copy of the text, not a scatter of every string."""
+        lengths = np.diff(self.offsets)
+        lengths[positions] = np.diff(other.offsets)
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        out = np.empty(int(offsets[-1]), dtype=np.uint8)
+        starts = np.concatenate([[0], positions + 1])
+        stops = np.concatenate([positions, [len(lengths)]])
+        for a, b in zip(starts.tolist(), stops.tolist(), strict=True):
+            if a < b:
+                out[offsets[a] : offsets[b]] = self.codes[self.offsets[a] : self.offsets[b]]
+        _scatter_bytes(other.codes, other.offsets, positions, out, offsets)
+        return Cigars(out, offsets)
+
     @classmethod
     def _join(cls, pieces: list[Cigars], count: int) -> Cigars:
         """The strings of ``pieces``, one piece after the other."""

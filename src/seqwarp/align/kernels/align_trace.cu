@@ -4,9 +4,12 @@
 // Two kernels per batch of pairs:
 //   align_fill<MODE, AFFINE, Lane, K, G>  the forward pass of align_dp.cuh (AnySeq/GPU §4)
 //       writing every cell's 4 direction flags (a nibble per cell, laid out by stripe and
-//       anti-diagonal step: align_dp.cuh) and each pair's score and end cell;
-//   trace_walk<MODE>  one thread per pair walks its flags back from the end cell (AnySeq/GPU's
-//       traceback from stored cell predecessors), writing the pair's CIGAR text and fields;
+//       anti-diagonal step: align_dp.cuh) and each pair's score and end cell; or
+//   band_fill<MODE, AFFINE, Lane, K, G>  the same over a band of diagonals (align_band.cuh);
+//   trace_walk<MODE, BANDED>  one thread per pair walks its flags back from the end cell
+//       (AnySeq/GPU's traceback from stored cell predecessors), writing the pair's CIGAR text
+//       and fields; after band_fill it first checks that the band held the pair's optimal
+//       paths, and marks the pairs it did not hold for the whole matrix;
 //   pack_text  the CIGARs side by side, for one copy to the host.
 // The walk follows cpu.trace's rules on align_dp.cuh's flag bits (in H: F when F beat both,
 // else E when E beat the diagonal, else the diagonal; local stops at a zero cell; in a gap,
@@ -15,9 +18,9 @@
 // cell's, less each step's substitution or gap), which says where it reaches zero.
 //
 // Template parameters: MODE, AFFINE, Lane (LaneS32, LaneS16x2, LaneS16x2Bytes: the fused
-// lanes), K, G as in align_dp.cuh.
+// lanes), K, G as in align_dp.cuh and align_band.cuh; BANDED: the flags are band_fill's.
 
-#include "align_dp.cuh"
+#include "align_band.cuh"
 
 namespace seqwarp {
 
@@ -53,6 +56,26 @@ __global__ void __launch_bounds__(block_threads<L, 1>()) align_fill(
     align_dp<MODE, AFFINE, L, K, G, true>(codes, q_start, q_len, t_start, t_len, n_pairs, matrix,
                                           alpha, go, ge, scratch, scratch_stride, out, flags,
                                           flag_offset);
+}
+
+template <int MODE, bool AFFINE, class L, int K, int G>
+__global__ void __launch_bounds__(block_threads<L, 1>()) band_fill(
+    const unsigned char* __restrict__ codes,
+    const long long* __restrict__ q_start,
+    const int* __restrict__ q_len,
+    const long long* __restrict__ t_start,
+    const int* __restrict__ t_len,
+    int n_pairs,
+    const int* __restrict__ matrix,
+    int alpha,
+    int go,
+    int ge,
+    int* __restrict__ out,
+    int* __restrict__ band_lo,
+    unsigned char* __restrict__ flags,
+    const long long* __restrict__ flag_offset) {
+    band_dp<MODE, AFFINE, L, K, G>(codes, q_start, q_len, t_start, t_len, n_pairs, matrix, alpha,
+                                   go, ge, out, band_lo, flags, flag_offset);
 }
 
 // 16 bytes of global memory held in registers, for reads that move back a byte at a time
@@ -106,7 +129,8 @@ struct ReversedText {
 };
 
 // ends         per pair: score, query end, target end (align_fill's out)
-// columns, group  align_fill's K and G: where a cell's flags are (align_dp.cuh's layout)
+// columns, group  the fill's K and G: where a cell's flags are (align_dp.cuh's layout, or
+//              BANDED align_band.cuh's)
 // matrix, alpha, go, ge  the scores (local: the walk follows the score along its path)
 // codes        the residues, readable up to 16 bytes past the last (the walk reads them in
 //              aligned 16-byte windows)
@@ -117,7 +141,10 @@ struct ReversedText {
 //              (score, query begin, query end, target begin, target end, operations, matches,
 //              mismatches: seqwarp.align.cpu._align_pair's fields), so that the host takes
 //              a whole device's fields in one copy, in its own order of pairs
-template <int MODE>
+// BANDED: t_len and band_lo (each pair's target length and its set's first diagonal), best
+//              (the highest substitution score): a pair whose band may not hold its optimal
+//              paths gets operations -1 and no CIGAR (align_band.cuh's bound)
+template <int MODE, bool BANDED>
 __global__ void __launch_bounds__(128) trace_walk(
     const unsigned char* __restrict__ codes,
     const long long* __restrict__ q_start,
@@ -138,9 +165,23 @@ __global__ void __launch_bounds__(128) trace_walk(
     int* __restrict__ text_len,
     const long long* __restrict__ slot,
     long long field_stride,
-    int* __restrict__ fields) {
+    int* __restrict__ fields,
+    const int* __restrict__ t_len,
+    const int* __restrict__ band_lo,
+    int best) {
     const long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= n_pairs) return;
+    int* f = fields + slot[p];
+    // BANDED: block b(1), the first of row 1's window (align_band.cuh)
+    const int first_block = BANDED ? max(0, band_lo[p]) / columns : 0;
+    if (BANDED) {
+        const int lo = band_lo[p], hi = lo + (group - 1) * columns;
+        if (!band_holds<MODE>(q_len[p], t_len[p], ends[3 * p], best, min(go, ge), lo, hi)) {
+            text_len[p] = 0;
+            f[5 * field_stride] = -1;
+            return;
+        }
+    }
     // the residues and the flags through 16-byte windows in registers
     const long long q_first = q_start[p] - 1, t_first = t_start[p] - 1;  // residue 1 at + 1
     Window q(codes), t(codes), cells(flags + flag_offset[p]);
@@ -151,20 +192,26 @@ __global__ void __launch_bounds__(128) trace_walk(
     ReversedText out(text + text_offset[p]);
     const int q_end = ends[3 * p + 1], t_end = ends[3 * p + 2];
     int i = q_end, j = t_end, state = 0, count = 0, matches = 0, mismatches = 0;
-    // column j's place: its stripe, the stripe's thread `owner` and that thread's column c;
-    // divided out once, then followed as j moves left
-    const int within = (j - 1) % (columns * group);
-    int stripe = (j - 1) / (columns * group), owner = within / columns, c = within % columns;
+    // column j's place: its stripe, the stripe's thread `owner` and that thread's column c
+    // (BANDED: its block, the block's thread and column); divided out once, then followed as
+    // j moves left
+    const int within = BANDED ? 0 : (j - 1) % (columns * group);
+    int stripe = BANDED ? (j - 1) / columns : (j - 1) / (columns * group);
+    int owner = BANDED ? stripe % group : within / columns;
+    int c = BANDED ? (j - 1) % columns : within % columns;
     auto move_left = [&]() {
         --j;
         if (--c < 0) {
             c = columns - 1;
-            if (--owner < 0) owner = group - 1, --stripe;
+            if (--owner < 0) owner = group - 1;
+            if (BANDED || owner == group - 1) --stripe;
         }
     };
-    // the nibble of cell (i, j): thread `owner` wrote row i at step i - 1 + owner
+    // the nibble of cell (i, j): thread `owner` wrote row i at step i - 1 + owner (BANDED:
+    // block `stripe` wrote it at step i + stripe - b(1) - 1)
     auto flags_of = [&](int i) {
-        const long long step = stripe * stripe_steps + i - 1 + owner;
+        const long long step = BANDED ? (long long)i + stripe - first_block - 1
+                                      : stripe * stripe_steps + i - 1 + owner;
         return (cells.byte(step * step_bytes + owner * thread_bytes + (c >> 1)) >> (4 * (c & 1))) & 0xf;
     };
     int score = ends[3 * p];  // local: the score of cell (i, j) in the current state's matrix
@@ -218,7 +265,6 @@ __global__ void __launch_bounds__(128) trace_walk(
     out.run(run_op, run);
     out.flush();
     text_len[p] = out.length;
-    int* f = fields + slot[p];
     f[0] = ends[3 * p];
     f[field_stride] = i;
     f[2 * field_stride] = q_end;

@@ -1,0 +1,125 @@
+"""The banded traceback fill (``align_band.cuh``) against the CPU backend: reads against the
+windows they come from take the band; every field and CIGAR equals the CPU engine's, whether
+the band held a pair or the pair ran again on the whole matrix.
+
+Runs only with ``pytest -m gpu`` on a machine with CuPy and a CUDA device.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gpu
+cupy = pytest.importorskip("cupy")
+
+from gpu_cases import batch, mutate, scoring_for  # noqa: E402
+
+from seqwarp.align import _cpu_backend, _gpu_traceback  # noqa: E402
+
+MODES = ("global", "semi-global", "local")
+GAPS = ("linear", "affine")
+
+
+def _reads_and_windows(
+    seed: int, length: int, count: int, rate: float, flank: int
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Reads of ``length`` from a random genome with substitutions and indels at ``rate``,
+    each against the genome's window it came from, ``flank`` residues wider on each side."""
+    rng = np.random.default_rng(seed)
+    genome = rng.integers(4, size=50_000, dtype=np.uint8)
+    starts = rng.integers(flank, len(genome) - length - flank, size=count)
+    reads = [mutate(rng, genome[s : s + length], 4, rate) for s in starts]
+    windows = [genome[s - flank : s + length + flank] for s in starts]
+    return reads, windows
+
+
+def _align_both(
+    queries: list, targets: list, mode: str, gap: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, list[int | None]]:
+    """Align on the CPU and the GPU, assert every field and CIGAR equal; returns how many pairs
+    ran again on the whole matrix and the band groups the launches took."""
+    scoring = scoring_for("dna", gap)
+    q, t = batch(queries, scoring.alphabet), batch(targets, scoring.alphabet)
+    index = np.arange(len(q), dtype=np.int64)
+    args = (q, t, index, index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
+    again: list[int] = []
+    groups: list[int | None] = []
+    outside, choose = _gpu_traceback._outside_band, _gpu_traceback.band_group
+
+    def counted(*call):
+        again.append(len(call[2]))
+        return outside(*call)
+
+    def recorded(*call):
+        groups.append(choose(*call))
+        return groups[-1]
+
+    monkeypatch.setattr(_gpu_traceback, "_outside_band", counted)
+    monkeypatch.setattr(_gpu_traceback, "band_group", recorded)
+    cpu_fields, cpu_cigars = _cpu_backend.align(*args)
+    gpu_fields, gpu_cigars = _gpu_traceback.align(*args)
+    bad = np.flatnonzero(np.any(cpu_fields != gpu_fields, axis=1))
+    bad = np.union1d(bad, [p for p in range(len(index)) if cpu_cigars[p] != gpu_cigars[p]])
+    if len(bad):
+        p = int(bad[0])
+        raise AssertionError(
+            f"{len(bad)} of {len(index)} pairs differ; first: pair {p} "
+            f"(m={len(queries[p])}, n={len(targets[p])}) cpu={cpu_fields[p].tolist()} "
+            f"{cpu_cigars[p][:80]} gpu={gpu_fields[p].tolist()} {gpu_cigars[p][:80]}"
+        )
+    return sum(again), groups
+
+
+@pytest.mark.parametrize("length", [125, 512])
+@pytest.mark.parametrize("gap", GAPS)
+@pytest.mark.parametrize("mode", MODES)
+def test_reads_against_their_windows_take_the_band(
+    monkeypatch: pytest.MonkeyPatch, mode: str, gap: str, length: int
+) -> None:
+    """The benchmark's kind of pairs (2-5 % errors, 5 % flanks): a band holds nearly all."""
+    seed = zlib.crc32(f"band {mode} {gap} {length}".encode())
+    reads, windows = _reads_and_windows(seed, length, 4000, 0.04, length // 20)
+    again, groups = _align_both(reads, windows, mode, gap, monkeypatch)
+    assert groups and all(g is not None for g in groups)
+    assert again < len(reads) // 20
+
+
+@pytest.mark.parametrize("group", _gpu_traceback._BAND_GROUPS)
+@pytest.mark.parametrize("columns", _gpu_traceback._BAND_COLUMNS)
+@pytest.mark.parametrize("mode", MODES)
+def test_every_tile(monkeypatch: pytest.MonkeyPatch, mode: str, columns: int, group: int) -> None:
+    """Each band tile alone, with no margin, on reads of 7 to 300 residues (one or many
+    blocks, windows wider than the target) with 8 % errors: narrow windows miss some pairs,
+    which run again on the whole matrix."""
+    monkeypatch.setattr(_gpu_traceback, "_BAND_COLUMNS", (columns,))
+    monkeypatch.setattr(_gpu_traceback, "_BAND_GROUPS", (group,))
+    monkeypatch.setattr(_gpu_traceback, "_BAND_MOST_COLUMNS", 10.0)
+    monkeypatch.setattr(_gpu_traceback, "_BAND_MIN_MARGIN", 0)
+    monkeypatch.setattr(_gpu_traceback, "_BAND_MARGIN", dict.fromkeys(MODES, 0.0))
+    seed = zlib.crc32(f"tile {mode} {columns} {group}".encode())
+    reads, windows = [], []
+    for length in (7, 30, 100, 300):
+        r, w = _reads_and_windows(seed + length, length, 300, 0.08, min(group, length // 10))
+        reads += r
+        windows += w
+    again, groups = _align_both(reads, windows, mode, "affine", monkeypatch)
+    assert (columns, group) in groups
+    assert again < len(reads)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_unrelated_pairs_run_again_on_the_whole_matrix(
+    monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """Equal lengths but unrelated residues (a band forced on them): their optimal paths may
+    leave any band, so most run again."""
+    monkeypatch.setattr(_gpu_traceback, "_BAND_MOST_COLUMNS", 10.0)
+    rng = np.random.default_rng(zlib.crc32(mode.encode()))
+    queries = [rng.integers(4, size=200, dtype=np.uint8) for _ in range(500)]
+    targets = [rng.integers(4, size=200, dtype=np.uint8) for _ in range(500)]
+    again, groups = _align_both(queries, targets, mode, "linear", monkeypatch)
+    assert groups and all(g is not None for g in groups)
+    assert again > len(queries) // 2
