@@ -62,7 +62,7 @@ _PACK = "seqwarp::pack_text"
 _BAND_COLUMNS = (16, 8)
 _BAND_GROUPS = (4, 8, 16, 32)
 _BAND_LANES = ("s16x2", "s16x2-bytes")
-_BAND_MARGIN = {"global": 1 / 32, "semi-global": 1 / 6, "local": 1 / 6}
+_BAND_MARGIN = {"global": 1 / 32, "semi-global": 1 / 7, "local": 1 / 7}
 _BAND_MIN_MARGIN = 4
 _BAND_MOST_COLUMNS = 0.6
 
