@@ -311,7 +311,7 @@ def test_traceback_leaves_empty_and_oversized_pairs_to_the_cpu(
     taken = []
 
     def device_share(
-        device, queries, targets, share, m, n, cells, base, scoring, out, parts, marks
+        device, queries, targets, share, m, n, cells, base, scoring, out, parts, marks, band
     ):
         both = np.flatnonzero((m > 0) & (n > 0))
         oversized = both[::3]  # every third pair "does not fit"
@@ -345,7 +345,7 @@ def test_traceback_share_out_of_device_memory_runs_in_halves(
     attempts: list[int] = []
 
     def device_share(
-        device, queries, targets, share, m, n, cells, base, scoring, out, parts, marks
+        device, queries, targets, share, m, n, cells, base, scoring, out, parts, marks, band
     ):
         both = np.flatnonzero((m > 0) & (n > 0))
         attempts.append(len(both))
