@@ -21,6 +21,8 @@ FMA pipe takes).
     python tools/kernel_sass.py global:affine:s16x2-bytes-rebased:16:32:8   # ...:split (warps a
                                                                  # block sharing a pair set)
     python tools/kernel_sass.py --fill                           # their traceback fills
+    python tools/kernel_sass.py --band global:linear:s16x2-bytes:16:4   # a band fill (its
+                                                                 # step loop: one row of a block)
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import tempfile
 from pathlib import Path
 
 from seqwarp.align._gpu_backend import _LANE_STRUCT, kernel_name
-from seqwarp.align._gpu_traceback import fill_name
+from seqwarp.align._gpu_traceback import band_fill_name, fill_name
 from seqwarp.cuda import kernel_source
 
 # the 512 bp reads' windows run in 8-thread groups of 24 columns (3 stripes of 192 columns),
@@ -132,7 +134,8 @@ def _common_path(body: list, address: dict[int, int], start: int, end: int) -> c
         _, op, rest, predicated = body[k]
         target = _TARGET.search(rest) if op == "BRA" else None
         steps = []
-        if target and start < address.get(int(target.group(1), 16), -1) <= end:
+        # forward branches only: an inner loop's backward branch would close a cycle
+        if target and k < address.get(int(target.group(1), 16), -1) <= end:
             steps.append(address[int(target.group(1), 16)])
         if op != "BRA" or predicated or target is None:
             steps.append(k + 1)
@@ -160,13 +163,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--fill", action="store_true", help="the traceback's forward kernels (direction flags)"
     )
+    parser.add_argument(
+        "--band", action="store_true", help="the traceback's band fills (align_band.cuh)"
+    )
     args = parser.parse_args(argv)
     name_of, filename = (
-        (fill_name, "align_trace.cu") if args.fill else (kernel_name, "align_score.cu")
+        (band_fill_name, "align_trace.cu")
+        if args.band
+        else (fill_name, "align_trace.cu")
+        if args.fill
+        else (kernel_name, "align_score.cu")
     )
-    for spec in args.kernels or (DEFAULT_FILL if args.fill else DEFAULT):
+    for spec in args.kernels or (DEFAULT_FILL if args.fill or args.band else DEFAULT):
         mode, affine, lane, columns, group, split = _parse(spec)
-        if split > 1 and args.fill:
+        if split > 1 and (args.fill or args.band):
             raise SystemExit(f"bad kernel {spec!r}: the fills take no split")
         with tempfile.TemporaryDirectory() as folder:  # one kernel per build: no name matching
             extra = {"split": split} if split > 1 else {}

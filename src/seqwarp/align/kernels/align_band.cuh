@@ -175,6 +175,17 @@ __device__ __forceinline__ void band_dp(
     int next_fill_step = fill_step(next_fill);
     __syncwarp();
 
+    // what a step reads and writes, from places fixed for the whole pair set: each pair's
+    // query before its first residue, this thread's profile columns, and its flag words at
+    // step 0 (a missing pair's: never read or written)
+    const unsigned char* query[PAIRS];
+    unsigned char* flag_at[PAIRS];
+#pragma unroll
+    for (int k = 0; k < PAIRS; ++k) {
+        query[k] = codes + qs[k] - 1;
+        flag_at[k] = pid[k] < n_pairs ? flags + flag_offset[pid[k]] + t * (4 * FLAG_WORDS) : flags;
+    }
+    const P* my_prof = prof + t * W;
     const V v_go = L::splat(-go);
     const V v_ge = L::splat(-ge);
     const V v_neg = L::neg();
@@ -194,18 +205,16 @@ __device__ __forceinline__ void band_dp(
     bool any_last = false;
     unsigned last_lanes = 0, last_row_bits = 0;
     V last_best = v_neg;
+    // a block's state as it enters the window (below it: minus infinity, as every block
+    // entering after row 1; the first window's blocks start below row 0 instead, set once)
     auto enter = [&]() {
         const int c0 = cb * K;
         const int to_step = cb - b1 - 1;                   // row i of block cb: step i + to_step
         step_first = cb < blocks ? first_row(cb) + to_step : 1 << 30;
         step_last = min(last_row(cb), Mw) + to_step;
         left_until = cb > 0 ? last_row(cb - 1) + to_step : 1 << 30;
-        const bool top = first_row(cb) == 1;               // below row 0, else below -inf
 #pragma unroll
-        for (int c = 0; c < K; ++c) {
-            hg[c] = top ? L::splat(boundary<MODE>(c0 + c + 1, go, ge) - go) : v_neg;
-            e[c] = v_neg;
-        }
+        for (int c = 0; c < K; ++c) hg[c] = e[c] = v_neg;
         local_best = v_go;
         any_last = false;
         last_lanes = 0;
@@ -253,6 +262,8 @@ __device__ __forceinline__ void band_dp(
         }
     };
     enter();
+#pragma unroll
+    for (int c = 0; c < K; ++c) hg[c] = L::splat(boundary<MODE>(cb * K + c + 1, go, ge) - go);
 
     // the left neighbour's last column (hg, F) as sent at the last step, and hg the step before
     V recv_h = v_neg, recv_f = v_neg, recv_diag = v_neg;
@@ -266,7 +277,7 @@ __device__ __forceinline__ void band_dp(
             } while (s >= next_fill_step);
             __syncwarp();
         }
-        if (s > step_last && cb < blocks) {
+        if (__builtin_expect(s > step_last && cb < blocks, 0)) {
             leave();
             cb += G;
             enter();
@@ -289,19 +300,19 @@ __device__ __forceinline__ void band_dp(
             unsigned q = 0;                                // the row's letters, a byte a pair
 #pragma unroll
             for (int k = 0; k < PAIRS; ++k)
-                q |= (i <= m[k] ? (unsigned)codes[qs[k] + i - 1] : (unsigned)alpha) << (8 * k);
+                q |= (i <= m[k] ? (unsigned)query[k][i] : (unsigned)alpha) << (8 * k);
             V sub[K];
 #pragma unroll
             for (int v = 0; v < K / W; ++v) {
-                const int offset = (v * G + t) * W;
+                const int offset = v * G * W;
                 unsigned a[LOAD / 4];
-                load_words(prof + (q & 0xff) * COLS + offset, a);
+                load_words(my_prof + (q & 0xff) * COLS + offset, a);
                 if constexpr (PAIRS == 1) {
 #pragma unroll
                     for (int w = 0; w < LOAD / 4; ++w) sub[v * W + w] = L::from_bits(a[w]);
                 } else {
                     unsigned b[LOAD / 4];
-                    load_words(prof + (letters + ((q >> 8) & 0xff)) * COLS + offset, b);
+                    load_words(my_prof + (letters + ((q >> 8) & 0xff)) * COLS + offset, b);
 #pragma unroll
                     for (int w = 0; w < LOAD / 4; ++w) {
                         if constexpr (sizeof(P) == 2) {
@@ -358,9 +369,7 @@ __device__ __forceinline__ void band_dp(
                     }
                 }
                 if (i <= m[k] && c0 < n[k]) {
-                    store_words(flags + flag_offset[pid[k]] + (long long)s * (G * 4 * FLAG_WORDS) +
-                                    t * (4 * FLAG_WORDS),
-                                nibbles);
+                    store_words(flag_at[k] + (long long)s * (G * 4 * FLAG_WORDS), nibbles);
                 }
             }
 
