@@ -1,11 +1,12 @@
 """Inputs shared by the GPU tests: batches from code arrays, the test scorings, mutated copies,
-the DNA tiles whose stripes are not a power of two wide."""
+the DNA tiles whose stripes are not a power of two wide; the comparison of two backends'
+alignments."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from seqwarp.align import _gpu_backend
+from seqwarp.align import Cigars, _gpu_backend
 from seqwarp.alphabets import Alphabet
 from seqwarp.scoring import Scoring
 from seqwarp.sequences import SequenceBatch
@@ -44,3 +45,23 @@ def mutate(rng: np.random.Generator, source: np.ndarray, letters: int, rate: flo
         added = rng.integers(letters, size=int(inserts.sum()))
         out = np.insert(out, np.flatnonzero(inserts), added)
     return out.astype(np.uint8)
+
+
+def assert_same_alignments(
+    queries: list,
+    targets: list,
+    expected: tuple[np.ndarray, Cigars],
+    got: tuple[np.ndarray, Cigars],
+) -> None:
+    """Every pair's fields and CIGAR in ``got`` equal to ``expected``'s (the CPU backend's),
+    the first difference reported with the pair's lengths."""
+    (cpu_fields, cpu_cigars), (gpu_fields, gpu_cigars) = expected, got
+    bad = np.flatnonzero(np.any(cpu_fields != gpu_fields, axis=1))
+    bad = np.union1d(bad, [p for p in range(len(cpu_cigars)) if cpu_cigars[p] != gpu_cigars[p]])
+    if len(bad):
+        p = int(bad[0])
+        raise AssertionError(
+            f"{len(bad)} of {len(cpu_cigars)} pairs differ; first: pair {p} "
+            f"(m={len(queries[p])}, n={len(targets[p])}) cpu={cpu_fields[p].tolist()} "
+            f"{cpu_cigars[p][:80]} gpu={gpu_fields[p].tolist()} {gpu_cigars[p][:80]}"
+        )

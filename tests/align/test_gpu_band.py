@@ -15,7 +15,7 @@ import pytest
 pytestmark = pytest.mark.gpu
 cupy = pytest.importorskip("cupy")
 
-from gpu_cases import batch, mutate, scoring_for  # noqa: E402
+from gpu_cases import assert_same_alignments, batch, mutate, scoring_for  # noqa: E402
 
 from seqwarp.align import _cpu_backend, _gpu_traceback  # noqa: E402
 
@@ -59,17 +59,7 @@ def _align_both(
 
     monkeypatch.setattr(_gpu_traceback, "_outside_band", counted)
     monkeypatch.setattr(_gpu_traceback, "band_group", recorded)
-    cpu_fields, cpu_cigars = _cpu_backend.align(*args)
-    gpu_fields, gpu_cigars = _gpu_traceback.align(*args)
-    bad = np.flatnonzero(np.any(cpu_fields != gpu_fields, axis=1))
-    bad = np.union1d(bad, [p for p in range(len(index)) if cpu_cigars[p] != gpu_cigars[p]])
-    if len(bad):
-        p = int(bad[0])
-        raise AssertionError(
-            f"{len(bad)} of {len(index)} pairs differ; first: pair {p} "
-            f"(m={len(queries[p])}, n={len(targets[p])}) cpu={cpu_fields[p].tolist()} "
-            f"{cpu_cigars[p][:80]} gpu={gpu_fields[p].tolist()} {gpu_cigars[p][:80]}"
-        )
+    assert_same_alignments(queries, targets, _cpu_backend.align(*args), _gpu_traceback.align(*args))
     return sum(again), groups
 
 

@@ -16,7 +16,13 @@ import pytest
 pytestmark = pytest.mark.gpu
 cupy = pytest.importorskip("cupy")
 
-from gpu_cases import ODD_TILES, batch, mutate, scoring_for  # noqa: E402
+from gpu_cases import (  # noqa: E402
+    ODD_TILES,
+    assert_same_alignments,
+    batch,
+    mutate,
+    scoring_for,
+)
 
 from seqwarp.align import Aligner, _cpu_backend, _gpu_backend, _gpu_traceback  # noqa: E402
 from seqwarp.devices import Backend  # noqa: E402
@@ -61,17 +67,7 @@ def _compare(queries: list, targets: list, scoring: Scoring, mode: str) -> None:
     t = batch(targets, scoring.alphabet)
     index = np.arange(len(q), dtype=np.int64)
     args = (q, t, index, index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
-    cpu_fields, cpu_cigars = _cpu_backend.align(*args)
-    gpu_fields, gpu_cigars = _gpu_traceback.align(*args)
-    bad = np.flatnonzero(np.any(cpu_fields != gpu_fields, axis=1))
-    bad = np.union1d(bad, [p for p in range(len(index)) if cpu_cigars[p] != gpu_cigars[p]])
-    if len(bad):
-        p = int(bad[0])
-        raise AssertionError(
-            f"{len(bad)} of {len(index)} pairs differ; first: pair {p} "
-            f"(m={len(queries[p])}, n={len(targets[p])}) cpu={cpu_fields[p].tolist()} "
-            f"{cpu_cigars[p][:80]} gpu={gpu_fields[p].tolist()} {gpu_cigars[p][:80]}"
-        )
+    assert_same_alignments(queries, targets, _cpu_backend.align(*args), _gpu_traceback.align(*args))
 
 
 @pytest.mark.parametrize("alphabet", ["dna", "protein"])

@@ -96,9 +96,7 @@ __device__ __forceinline__ void band_dp(
     constexpr int PAIRS = L::PAIRS;
     constexpr int COLS = G * K;                            // columns of the window
     constexpr int WIDTH = COLS - K + 1;                    // diagonals every row's window holds
-    constexpr int TILE_BYTES = K * (int)sizeof(P);
-    constexpr int LOAD = TILE_BYTES % 16 == 0 ? 16 : TILE_BYTES % 8 == 0 ? 8 : 4;
-    constexpr int W = LOAD / (int)sizeof(P);               // profile elements per load
+    constexpr int W = profile_load<L, K>() / (int)sizeof(P);  // profile elements per load
     constexpr int FLAG_WORDS = (K + 7) / 8;
     constexpr int THREADS = block_threads<L, 1>();
     static_assert(K % 4 == 0, "K must be a multiple of 4");
@@ -233,25 +231,8 @@ __device__ __forceinline__ void band_dp(
     // best column; semi-global: its best of column n above row m)
     auto leave = [&]() {
         const int c0 = cb * K;
-        if constexpr (MODE == LOCAL) {
-#pragma unroll
-            for (int k = 0; k < PAIRS; ++k) {
-                const int b = L::lane(local_best, k);
-                if (b + go > 0) {
-                    int j = 0;
-#pragma unroll
-                    for (int v = K / 4 - 1; v >= 0; --v) {
-                        unsigned w[4];
-                        load_words<4>(snapshots + snapshot_at(k, v), w);
-#pragma unroll
-                        for (int c = 3; c >= 0; --c)
-                            if (L::lane(L::from_bits(w[c]), k) == b) j = c0 + 4 * v + c + 1;
-                    }
-                    const End cand{b + go, local_row[k], j};
-                    if (beats(cand, best[k])) best[k] = cand;
-                }
-            }
-        }
+        if constexpr (MODE == LOCAL)
+            local_best_candidates<L, K>(local_best, local_row, c0, go, snapshots, snapshot_at, best);
         if constexpr (MODE == SEMI_GLOBAL) {
 #pragma unroll
             for (int k = 0; k < PAIRS; ++k) {
@@ -302,72 +283,17 @@ __device__ __forceinline__ void band_dp(
             for (int k = 0; k < PAIRS; ++k)
                 q |= (i <= m[k] ? (unsigned)query[k][i] : (unsigned)alpha) << (8 * k);
             V sub[K];
-#pragma unroll
-            for (int v = 0; v < K / W; ++v) {
-                const int offset = v * G * W;
-                unsigned a[LOAD / 4];
-                load_words(my_prof + (q & 0xff) * COLS + offset, a);
-                if constexpr (PAIRS == 1) {
-#pragma unroll
-                    for (int w = 0; w < LOAD / 4; ++w) sub[v * W + w] = L::from_bits(a[w]);
-                } else {
-                    unsigned b[LOAD / 4];
-                    load_words(my_prof + (letters + ((q >> 8) & 0xff)) * COLS + offset, b);
-#pragma unroll
-                    for (int w = 0; w < LOAD / 4; ++w) {
-                        if constexpr (sizeof(P) == 2) {
-                            sub[v * W + 2 * w] = L::from_bits(permute(a[w], b[w], 0x5410));
-                            sub[v * W + 2 * w + 1] = L::from_bits(permute(a[w], b[w], 0x7632));
-                        } else {
-#pragma unroll
-                            for (int j = 0; j < 4; ++j) {
-                                const unsigned sel = j | (j | 8) << 4 | (4 + j) << 8 | (12 + j) << 12;
-                                sub[v * W + 4 * w + j] = L::from_bits(permute(a[w], b[w], sel));
-                            }
-                        }
-                    }
-                }
-            }
-            // align_dp.cuh's row: what needs only row i - 1, then the chain along the row
-            unsigned part[K];
-#pragma unroll
-            for (int c = 0; c < K; ++c) {
-                const V diag = c == 0 ? diag_left : hg[c - 1];
-                const V hg_up = hg[c];
-                if constexpr (AFFINE) e[c] = L::add_max(e[c], v_ge, hg[c]);
-                const V up = AFFINE ? e[c] : hg[c];
-                const V ds = MODE == LOCAL ? L::add_max(diag, sub[c], v_go) : L::add(diag, sub[c]);
-                sub[c] = L::add_max(up, v_go, ds);
-                part[c] = L::differs(sub[c], ds);
-                if constexpr (AFFINE) part[c] += L::differs(e[c], hg_up) << 2;
-            }
-            V h_left = left;
-            f = f_left;
+            profile_scores<L, K, G>(my_prof, q, letters, sub);
+            // align_dp.cuh's row and flags
             constexpr int CELLS = 8 / PAIRS;
             unsigned packed[(K + CELLS - 1) / CELLS] = {};
-#pragma unroll
-            for (int c = 0; c < K; ++c) {
-                if constexpr (AFFINE) f = L::add_max(f, v_ge, h_left);
-                const V side = AFFINE ? f : h_left;
-                hg[c] = L::add_max(side, v_go, sub[c]);
-                unsigned word = part[c] + (L::differs(hg[c], sub[c]) << 1);
-                if constexpr (AFFINE) word += L::differs(f, h_left) << 3;
-                packed[c / CELLS] += word << (4 * (c % CELLS));
-                h_left = hg[c];
-            }
+            f = f_left;
+            fused_row<MODE, AFFINE, L, K, true>(hg, e, sub, diag_left, left, f, v_go, v_ge, packed);
             const int c0 = cb * K;
 #pragma unroll
             for (int k = 0; k < PAIRS; ++k) {
                 unsigned nibbles[FLAG_WORDS];
-#pragma unroll
-                for (int w = 0; w < FLAG_WORDS; ++w) {
-                    if constexpr (PAIRS == 1) {
-                        nibbles[w] = packed[w];
-                    } else {
-                        const unsigned high = 2 * w + 1 < K / CELLS ? packed[2 * w + 1] : 0u;
-                        nibbles[w] = permute(packed[2 * w], high, k ? 0x7632 : 0x5410);
-                    }
-                }
+                pair_nibbles<L, K>(packed, k, nibbles);
                 if (i <= m[k] && c0 < n[k]) {
                     store_words(flag_at[k] + (long long)s * (G * 4 * FLAG_WORDS), nibbles);
                 }
@@ -375,23 +301,7 @@ __device__ __forceinline__ void band_dp(
 
             // end cells, as align_dp.cuh's
             if constexpr (MODE == LOCAL) {
-                V row_max = hg[0];
-#pragma unroll
-                for (int c = 1; c < K; ++c) row_max = L::max2(row_max, hg[c]);
-                bool grew[PAIRS];
-                local_best = L::improve(local_best, row_max, grew);
-#pragma unroll
-                for (int k = 0; k < PAIRS; ++k) {
-                    if (grew[k]) {
-                        local_row[k] = i;
-#pragma unroll
-                        for (int v = 0; v < K / 4; ++v) {
-                            const unsigned w[4] = {L::bits(hg[4 * v]), L::bits(hg[4 * v + 1]),
-                                                   L::bits(hg[4 * v + 2]), L::bits(hg[4 * v + 3])};
-                            store_words<4>(snapshots + snapshot_at(k, v), w);
-                        }
-                    }
-                }
+                track_local_best<L, K>(hg, local_best, local_row, i, snapshots, snapshot_at);
             } else {
                 if (MODE == SEMI_GLOBAL && any_last) {
                     V x = pick<L, K>(hg, n[0] - c0 - 1);
@@ -438,14 +348,7 @@ __device__ __forceinline__ void band_dp(
 
 #pragma unroll
     for (int k = 0; k < PAIRS; ++k) {
-        End e_best = best[k];
-#pragma unroll
-        for (int delta = G / 2; delta > 0; delta /= 2) {
-            const End other{__shfl_xor_sync(FULL, e_best.score, delta, G),
-                            __shfl_xor_sync(FULL, e_best.i, delta, G),
-                            __shfl_xor_sync(FULL, e_best.j, delta, G)};
-            if (beats(other, e_best)) e_best = other;
-        }
+        const End e_best = group_best<G>(best[k]);
         if (t == 0 && pid[k] < n_pairs) {
             out[3 * pid[k] + 0] = e_best.score;
             out[3 * pid[k] + 1] = e_best.i;

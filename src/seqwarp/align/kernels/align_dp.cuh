@@ -275,6 +275,185 @@ __device__ __forceinline__ typename L::V pick(const typename L::V (&x)[K], int c
     return L::from_bits(pick_bits<K>(b, c));
 }
 
+// ---------------------------------------------------------------------------------------------
+// row pieces shared with align_band.cuh (a fused lane's plain form, a profile of the target)
+// ---------------------------------------------------------------------------------------------
+// bytes per profile load of a thread's K scores: the widest of 16, 8 and 4 that divides them
+template <class L, int K>
+__host__ __device__ constexpr int profile_load() {
+    return (K * (int)sizeof(typename L::P)) % 16 == 0  ? 16
+           : (K * (int)sizeof(typename L::P)) % 8 == 0 ? 8
+                                                        : 4;
+}
+
+// the substitution scores of a row's letter(s) q (a byte a pair) against the thread's K
+// columns, from a profile laid out [pair][letter][swizzled column] over G * K columns; `at`:
+// the profile plus the thread's first slot (t * W), so that the G threads' loads fall on
+// distinct banks
+template <class L, int K, int G>
+__device__ __forceinline__ void profile_scores(const typename L::P* at, unsigned q, int letters,
+                                               typename L::V (&sub)[K]) {
+    using P = typename L::P;
+    constexpr int COLS = G * K;
+    constexpr int LOAD = profile_load<L, K>();
+    constexpr int W = LOAD / (int)sizeof(P);
+#pragma unroll
+    for (int v = 0; v < K / W; ++v) {
+        const int offset = v * G * W;
+        unsigned a[LOAD / 4];
+        load_words(at + (q & 0xff) * COLS + offset, a);
+        if constexpr (L::PAIRS == 1) {
+#pragma unroll
+            for (int w = 0; w < LOAD / 4; ++w) sub[v * W + w] = L::from_bits(a[w]);
+        } else {
+            // lane A's and lane B's scores of a column side by side
+            unsigned b[LOAD / 4];
+            load_words(at + (letters + ((q >> 8) & 0xff)) * COLS + offset, b);
+#pragma unroll
+            for (int w = 0; w < LOAD / 4; ++w) {
+                if constexpr (sizeof(P) == 2) {
+                    sub[v * W + 2 * w] = L::from_bits(permute(a[w], b[w], 0x5410));
+                    sub[v * W + 2 * w + 1] = L::from_bits(permute(a[w], b[w], 0x7632));
+                } else {
+#pragma unroll
+                    for (int j = 0; j < 4; ++j) {
+                        const unsigned sel = j | (j | 8) << 4 | (4 + j) << 8 | (12 + j) << 12;
+                        sub[v * W + 4 * w + j] = L::from_bits(permute(a[w], b[w], sel));
+                    }
+                }
+            }
+        }
+    }
+}
+
+// one row of the thread's K cells, a fused lane in the plain form (the recurrence at the top):
+// first what needs only row i - 1 (independent across columns; sub[c] becomes u), then the
+// chain along the row, which overwrites hg in place. `diag_left` and `left`: hg of the left
+// neighbour's last column at rows i - 1 and i; `f` enters as its F and leaves as this thread's
+// last column's. FLAGS: each cell's 4 bits (see "Direction flags") into `packed`, 8 / PAIRS
+// nibbles a word, each pair's at its lowest bit
+template <int MODE, bool AFFINE, class L, int K, bool FLAGS, int WORDS>
+__device__ __forceinline__ void fused_row(typename L::V (&hg)[K], typename L::V (&e)[K],
+                                          typename L::V (&sub)[K], typename L::V diag_left,
+                                          typename L::V left, typename L::V& f,
+                                          typename L::V v_go, typename L::V v_ge,
+                                          unsigned (&packed)[WORDS]) {
+    using V = typename L::V;
+    unsigned part[FLAGS ? K : 1];
+#pragma unroll
+    for (int c = 0; c < K; ++c) {
+        const V diag = c == 0 ? diag_left : hg[c - 1];
+        const V hg_up = hg[c];
+        if constexpr (AFFINE) e[c] = L::add_max(e[c], v_ge, hg[c]);
+        const V up = AFFINE ? e[c] : hg[c];
+        // u = max(diag + s, up - go)  (local: and -go, i.e. H >= 0)
+        const V ds = MODE == LOCAL ? L::add_max(diag, sub[c], v_go) : L::add(diag, sub[c]);
+        sub[c] = L::add_max(up, v_go, ds);
+        if constexpr (FLAGS) {
+            part[c] = L::differs(sub[c], ds);
+            if constexpr (AFFINE) part[c] += L::differs(e[c], hg_up) << 2;
+        }
+    }
+    constexpr int CELLS = 8 / L::PAIRS;
+    V h_left = left;
+#pragma unroll
+    for (int c = 0; c < K; ++c) {
+        if constexpr (AFFINE) f = L::add_max(f, v_ge, h_left);
+        const V side = AFFINE ? f : h_left;
+        hg[c] = L::add_max(side, v_go, sub[c]);  // max(side - go, u)
+        if constexpr (FLAGS) {
+            unsigned word = part[c] + (L::differs(hg[c], sub[c]) << 1);
+            if constexpr (AFFINE) word += L::differs(f, h_left) << 3;
+            packed[c / CELLS] += word << (4 * (c % CELLS));
+        }
+        h_left = hg[c];
+    }
+}
+
+// FLAGS: pair k's nibbles of a row of K cells in whole words, from fused_row's `packed`
+// (two pairs: each one's halves side by side; K = 20: the last word's high half is 0)
+template <class L, int K, int WORDS, int FLAG_WORDS>
+__device__ __forceinline__ void pair_nibbles(const unsigned (&packed)[WORDS], int k,
+                                             unsigned (&nibbles)[FLAG_WORDS]) {
+    constexpr int CELLS = 8 / L::PAIRS;
+#pragma unroll
+    for (int w = 0; w < FLAG_WORDS; ++w) {
+        if constexpr (L::PAIRS == 1) {
+            nibbles[w] = packed[w];
+        } else {
+            const unsigned high = 2 * w + 1 < K / CELLS ? packed[2 * w + 1] : 0u;
+            nibbles[w] = permute(packed[2 * w], high, k ? 0x7632 : 0x5410);
+        }
+    }
+}
+
+// the best of a group's G threads' end cells (the tie rule), in every thread of the group
+template <int G>
+__device__ __forceinline__ End group_best(End e_best) {
+#pragma unroll
+    for (int delta = G / 2; delta > 0; delta /= 2) {
+        const End other{__shfl_xor_sync(FULL, e_best.score, delta, G),
+                        __shfl_xor_sync(FULL, e_best.i, delta, G),
+                        __shfl_xor_sync(FULL, e_best.j, delta, G)};
+        if (beats(other, e_best)) e_best = other;
+    }
+    return e_best;
+}
+
+// local mode: each pair whose row maximum beats the thread's best of its columns (strictly:
+// the first row stays) keeps the row and a snapshot of the thread's K registers, stored under
+// a predicate (no blends on the ALU pipe, no registers held); snapshot `at(k, v)`: pair k's
+// words 4v .. 4v + 3
+template <class L, int K, class At>
+__device__ __forceinline__ void track_local_best(const typename L::V (&hg)[K],
+                                                 typename L::V& local_best,
+                                                 int (&local_row)[L::PAIRS], int i,
+                                                 uint4* snapshots, At at) {
+    typename L::V row_max = hg[0];
+#pragma unroll
+    for (int c = 1; c < K; ++c) row_max = L::max2(row_max, hg[c]);
+    bool grew[L::PAIRS];
+    local_best = L::improve(local_best, row_max, grew);
+#pragma unroll
+    for (int k = 0; k < L::PAIRS; ++k) {
+        if (grew[k]) {
+            local_row[k] = i;
+#pragma unroll
+            for (int v = 0; v < K / 4; ++v) {
+                const unsigned w[4] = {L::bits(hg[4 * v]), L::bits(hg[4 * v + 1]),
+                                       L::bits(hg[4 * v + 2]), L::bits(hg[4 * v + 3])};
+                store_words<4>(snapshots + at(k, v), w);
+            }
+        }
+    }
+}
+
+// local mode, once the thread leaves its columns c0 + 1 .. c0 + K: the first column of the
+// snapshot row that holds each pair's best of them, an end cell candidate
+template <class L, int K, class At>
+__device__ __forceinline__ void local_best_candidates(typename L::V local_best,
+                                                      const int (&local_row)[L::PAIRS], int c0,
+                                                      int go, const uint4* snapshots, At at,
+                                                      End (&best)[L::PAIRS]) {
+#pragma unroll
+    for (int k = 0; k < L::PAIRS; ++k) {
+        const int b = L::lane(local_best, k);
+        if (b + go > 0) {
+            int j = 0;
+#pragma unroll
+            for (int v = K / 4 - 1; v >= 0; --v) {
+                unsigned w[4];
+                load_words<4>(snapshots + at(k, v), w);
+#pragma unroll
+                for (int c = 3; c >= 0; --c)
+                    if (L::lane(L::from_bits(w[c]), k) == b) j = c0 + 4 * v + c + 1;
+            }
+            const End cand{b + go, local_row[k], j};
+            if (beats(cand, best[k])) best[k] = cand;
+        }
+    }
+}
+
 // threads of a block of the kernels (align_score.cu, align_trace.cu): 128, 384 for the
 // class-table lane (its table is one a block), a warp for each of SPLIT warps sharing a pair set
 template <class L, int SPLIT>
@@ -327,10 +506,7 @@ __device__ __forceinline__ void align_dp(
     using P = typename L::P;
     constexpr int PAIRS = L::PAIRS;
     constexpr int COLS = G * K;                            // columns per stripe
-    // bytes per profile load: the widest of 16, 8 and 4 that divides the bytes of K scores
-    constexpr int TILE_BYTES = K * (int)sizeof(P);
-    constexpr int LOAD = TILE_BYTES % 16 == 0 ? 16 : TILE_BYTES % 8 == 0 ? 8 : 4;
-    constexpr int W = LOAD / (int)sizeof(P);               // profile elements per load
+    constexpr int W = profile_load<L, K>() / (int)sizeof(P);  // profile elements per load
     constexpr int FLAG_WORDS = (K + 7) / 8;                // FLAGS: a thread's nibbles of a row
     static_assert(K % 4 == 0, "K must be a multiple of 4");
     static_assert(!FLAGS || L::FUSED, "direction flags need a fused add+max lane");
@@ -671,110 +847,59 @@ __device__ __forceinline__ void align_dp(
                         }
                     }
                 }
-#pragma unroll
-                for (int v = 0; v < (TABLE ? 0 : K / W); ++v) {
-                    const int offset = (v * G + t) * W;
-                    unsigned a[LOAD / 4];
-                    load_words(prof + (q & 0xff) * COLS + offset, a);
-                    if constexpr (PAIRS == 1) {
-#pragma unroll
-                        for (int w = 0; w < LOAD / 4; ++w) sub[v * W + w] = L::from_bits(a[w]);
-                    } else {
-                        // lane A's and lane B's scores of a column side by side
-                        unsigned b[LOAD / 4];
-                        load_words(prof + (letters + ((q >> 8) & 0xff)) * COLS + offset, b);
-#pragma unroll
-                        for (int w = 0; w < LOAD / 4; ++w) {
-                            if constexpr (sizeof(P) == 2) {
-                                sub[v * W + 2 * w] = L::from_bits(permute(a[w], b[w], 0x5410));
-                                sub[v * W + 2 * w + 1] = L::from_bits(permute(a[w], b[w], 0x7632));
-                            } else {
-#pragma unroll
-                                for (int j = 0; j < 4; ++j) {
-                                    const unsigned sel = j | (j | 8) << 4 | (4 + j) << 8 | (12 + j) << 12;
-                                    sub[v * W + 4 * w + j] = L::from_bits(permute(a[w], b[w], sel));
-                                }
-                            }
-                        }
-                    }
-                }
+                if constexpr (!TABLE) profile_scores<L, K, G>(prof + t * W, q, letters, sub);
                 // the K cells of row i in two passes: first everything that needs only row
                 // i-1 (independent across columns; sub[c] becomes u), then the chain along
                 // the row, which overwrites hg in place
-                // FLAGS: per column, the bits known after the first pass (bits 0 and 2), at
-                // each pair's lowest bit when a register holds two pairs
-                unsigned part[FLAGS ? K : 1];
-#pragma unroll
-                for (int c = 0; c < K; ++c) {
-                    const V diag = c == 0 ? diag_left : hg[c - 1];
-                    const V hg_up = hg[c];
-                    if constexpr (OFFSET) {
-                        // E' = max(E'[i-1][j], G[i-1][j] - (go - ge)); u = max(G_d + s', up)
-                        if constexpr (AFFINE) e[c] = L::add_max(hg[c], v_reopen, e[c]);
-                        sub[c] = L::add_max(diag, sub[c], AFFINE ? e[c] : hg[c]);
-                        continue;
-                    }
-                    if constexpr (AFFINE) e[c] = L::add_max(e[c], v_ge, hg[c]);
-                    const V up = AFFINE ? e[c] : hg[c];
-                    if constexpr (L::FUSED) {
-                        // u = max(diag + s, up - go)  (local: and -go, i.e. H >= 0)
-                        const V ds = MODE == LOCAL ? L::add_max(diag, sub[c], v_go)
-                                                   : L::add(diag, sub[c]);
-                        sub[c] = L::add_max(up, v_go, ds);
-                        if constexpr (FLAGS) {
-                            part[c] = L::differs(sub[c], ds);
-                            if constexpr (AFFINE) part[c] += L::differs(e[c], hg_up) << 2;
-                        }
-                    } else {
-                        // the profile holds s + go: u = max(diag + (s + go), up)  (local: and 0)
-                        sub[c] = MODE == LOCAL ? L::add_max_relu(diag, sub[c], up)
-                                               : L::add_max(diag, sub[c], up);
-                    }
-                }
-                V h_left = left;
                 // FLAGS: this row's nibbles, CELLS a word (with two pairs, each in its half)
                 constexpr int CELLS = 8 / PAIRS;
                 unsigned packed[FLAGS ? (K + CELLS - 1) / CELLS : 1] = {};
+                if constexpr (OFFSET) {
 #pragma unroll
-                for (int c = 0; c < K; ++c) {
-                    if constexpr (OFFSET) {
+                    for (int c = 0; c < K; ++c) {
+                        // E' = max(E'[i-1][j], G[i-1][j] - (go - ge)); u = max(G_d + s', up)
+                        const V diag = c == 0 ? diag_left : hg[c - 1];
+                        if constexpr (AFFINE) e[c] = L::add_max(hg[c], v_reopen, e[c]);
+                        sub[c] = L::add_max(diag, sub[c], AFFINE ? e[c] : hg[c]);
+                    }
+                    V h_left = left;
+#pragma unroll
+                    for (int c = 0; c < K; ++c) {
                         // F' = max(F'[i][j-1], G[i][j-1] - (go - ge)); G = max(u, F')
                         if constexpr (AFFINE) f = L::add_max(h_left, v_reopen, f);
                         hg[c] = L::max2(sub[c], AFFINE ? f : h_left);
                         h_left = hg[c];
-                        continue;
                     }
-                    if constexpr (AFFINE) f = L::add_max(f, v_ge, h_left);
-                    const V side = AFFINE ? f : h_left;
-                    if constexpr (L::FUSED) {
-                        hg[c] = L::add_max(side, v_go, sub[c]);   // max(side - go, u)
-                    } else {
+                } else if constexpr (L::FUSED) {
+                    fused_row<MODE, AFFINE, L, K, FLAGS>(hg, e, sub, diag_left, left, f, v_go,
+                                                         v_ge, packed);
+                } else {
+#pragma unroll
+                    for (int c = 0; c < K; ++c) {
+                        const V diag = c == 0 ? diag_left : hg[c - 1];
+                        if constexpr (AFFINE) e[c] = L::add_max(e[c], v_ge, hg[c]);
+                        const V up = AFFINE ? e[c] : hg[c];
+                        // the profile holds s + go: u = max(diag + (s + go), up)  (local: and 0)
+                        sub[c] = MODE == LOCAL ? L::add_max_relu(diag, sub[c], up)
+                                               : L::add_max(diag, sub[c], up);
+                    }
+                    V h_left = left;
+#pragma unroll
+                    for (int c = 0; c < K; ++c) {
+                        if constexpr (AFFINE) f = L::add_max(f, v_ge, h_left);
+                        const V side = AFFINE ? f : h_left;
                         hg[c] = L::add(L::max2(sub[c], side), v_go);
+                        h_left = hg[c];
                     }
-                    if constexpr (FLAGS) {
-                        unsigned word = part[c] + (L::differs(hg[c], sub[c]) << 1);
-                        if constexpr (AFFINE) word += L::differs(f, h_left) << 3;
-                        packed[c / CELLS] += word << (4 * (c % CELLS));
-                    }
-                    h_left = hg[c];
                 }
                 diag_left = left;
                 if constexpr (FLAGS) {
                     // the thread's K columns of row i: FLAG_WORDS words at step s of the
-                    // stripe, where the pair has them (two pairs: each one's halves side by
-                    // side; K = 20: the last word's high half is 0)
+                    // stripe, where the pair has them
 #pragma unroll
                     for (int k = 0; k < PAIRS; ++k) {
                         unsigned nibbles[FLAG_WORDS];
-#pragma unroll
-                        for (int w = 0; w < FLAG_WORDS; ++w) {
-                            if constexpr (PAIRS == 1) {
-                                nibbles[w] = packed[w];
-                            } else {
-                                const unsigned high = 2 * w + 1 < K / CELLS ? packed[2 * w + 1] : 0u;
-                                nibbles[w] = permute(packed[2 * w], high, k ? 0x7632 : 0x5410);
-                            }
-                        }
+                        pair_nibbles<L, K>(packed, k, nibbles);
                         if (i <= m[k] && s0 < n[k]) {
                             const long long step = (long long)stripe * (m[k] + G - 1) + s;
                             store_words(flags + flag_offset[pid[k]] + step * (G * 4 * FLAG_WORDS) +
@@ -786,26 +911,7 @@ __device__ __forceinline__ void align_dp(
 
                 // --- end cells ---------------------------------------------------------------
                 if constexpr (MODE == LOCAL) {
-                    V row_max = hg[0];
-#pragma unroll
-                    for (int c = 1; c < K; ++c) row_max = L::max2(row_max, hg[c]);
-                    // a pair whose row maximum beats its best (strictly: the first row
-                    // stays) keeps the row and a snapshot of the thread's K registers, stored
-                    // under a predicate (no blends on the ALU pipe, no registers held)
-                    bool grew[PAIRS];
-                    local_best = L::improve(local_best, row_max, grew);
-#pragma unroll
-                    for (int k = 0; k < PAIRS; ++k) {
-                        if (grew[k]) {
-                            local_row[k] = i;
-#pragma unroll
-                            for (int v = 0; v < K / 4; ++v) {
-                                const unsigned w[4] = {L::bits(hg[4 * v]), L::bits(hg[4 * v + 1]),
-                                                       L::bits(hg[4 * v + 2]), L::bits(hg[4 * v + 3])};
-                                store_words<4>(snapshots + snapshot_at(k, v), w);
-                            }
-                        }
-                    }
+                    track_local_best<L, K>(hg, local_best, local_row, i, snapshots, snapshot_at);
                 } else {
                     // semi-global: column n above row m, in every row: a select tree picks
                     // each pair's column, and a strictly higher hg replaces the best (the
@@ -938,26 +1044,8 @@ __device__ __forceinline__ void align_dp(
                 if (row > 0 && beats(cand, best[k])) best[k] = cand;
             }
         }
-        if constexpr (MODE == LOCAL) {
-            // the first column of the snapshot row that holds the thread's best of this stripe
-#pragma unroll
-            for (int k = 0; k < PAIRS; ++k) {
-                const int b = L::lane(local_best, k);
-                if (b + go > 0) {
-                    int j = 0;
-#pragma unroll
-                    for (int v = K / 4 - 1; v >= 0; --v) {
-                        unsigned w[4];
-                        load_words<4>(snapshots + snapshot_at(k, v), w);
-#pragma unroll
-                        for (int c = 3; c >= 0; --c)
-                            if (L::lane(L::from_bits(w[c]), k) == b) j = c0 + 4 * v + c + 1;
-                    }
-                    const End cand{b + go, local_row[k], j};
-                    if (beats(cand, best[k])) best[k] = cand;
-                }
-            }
-        }
+        if constexpr (MODE == LOCAL)
+            local_best_candidates<L, K>(local_best, local_row, c0, go, snapshots, snapshot_at, best);
         __syncwarp();  // the next stripe reads what this one wrote
     }
 
@@ -965,14 +1053,7 @@ __device__ __forceinline__ void align_dp(
     __shared__ End warp_best[SPLIT > 1 ? WARPS : 1][PAIRS];
 #pragma unroll
     for (int k = 0; k < PAIRS; ++k) {
-        End e_best = best[k];
-#pragma unroll
-        for (int delta = G / 2; delta > 0; delta /= 2) {
-            const End other{__shfl_xor_sync(FULL, e_best.score, delta, G),
-                            __shfl_xor_sync(FULL, e_best.i, delta, G),
-                            __shfl_xor_sync(FULL, e_best.j, delta, G)};
-            if (beats(other, e_best)) e_best = other;
-        }
+        const End e_best = group_best<G>(best[k]);
         if constexpr (CLUSTER > 1) {
             if (t == 0) store_end(&warp_best[member][k], 0, e_best.score, e_best.i, e_best.j);
         } else if constexpr (SPLIT > 1) {
