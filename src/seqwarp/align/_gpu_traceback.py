@@ -445,17 +445,19 @@ class _ShareRun:
                 if self.band and x.kernel_lane in _BAND_LANES else None
                 for x in launches
             ]  # fmt: skip
-            names = {
-                band_fill_name(self.mode, self.affine, x.kernel_lane, *g)
-                if g
-                else fill_name(self.mode, self.affine, x.kernel_lane, x.columns, x.group)
-                for x, g in zip(launches, bands, strict=True)
-            }
+            names = {self._fill_name(x, g) for x, g in zip(launches, bands, strict=True)}
             walks = {walk_name(self.mode, g is not None) for g in bands}
             module = cuda.compile_module(
                 "seqwarp.align", "align_trace.cu", [*sorted(names), *sorted(walks), _PACK]
             )
             return _Stage(a, pairs, launches, bands, module)
+
+    def _fill_name(self, launch: _gpu_backend._Launch, band: tuple[int, int] | None) -> str:
+        """The forward kernel of ``launch``: the band fill's on tile ``band``, else the whole
+        matrix's."""
+        if band:
+            return band_fill_name(self.mode, self.affine, launch.kernel_lane, *band)
+        return fill_name(self.mode, self.affine, launch.kernel_lane, launch.columns, launch.group)
 
     def _queue_stage(self, stage: _Stage) -> None:
         """Queue a stage's chunks, collecting each one's CIGARs once the next is queued."""
@@ -472,20 +474,10 @@ class _ShareRun:
         pack = stage.module.function(_PACK)
         for launch, band in zip(stage.launches, stage.bands, strict=True):
             walk = stage.module.function(walk_name(self.mode, band is not None))
-            fill = stage.module.function(
-                band_fill_name(self.mode, self.affine, launch.kernel_lane, *band)
-                if band
-                else fill_name(
-                    self.mode, self.affine, launch.kernel_lane, launch.columns, launch.group
-                )
-            )
+            fill = stage.module.function(self._fill_name(launch, band))
             lo, hi = launch.start, launch.start + len(launch.pairs)
             per_pair = int(
-                band_flag_bytes(pairs.m[lo:hi].max(), *band)
-                if band
-                else flag_bytes(
-                    pairs.m[lo:hi].max(), pairs.n[lo:hi].max(), launch.columns, launch.group
-                )
+                _fill_flag_bytes(pairs.m[lo:hi].max(), pairs.n[lo:hi].max(), launch, band)
             )
             x = lo
             while x < hi:
@@ -547,12 +539,7 @@ class _ShareRun:
             flags = self.flags
             # each pair's flags, and its CIGAR in 2 (m + n) bytes of whole 4-byte words (the
             # walk stores words), after the previous pair's
-            flag_offset = _starts(
-                cp,
-                band_flag_bytes(m, *band)
-                if band
-                else flag_bytes(m, n, launch.columns, launch.group),
-            )
+            flag_offset = _starts(cp, _fill_flag_bytes(m, n, launch, band))
             text_offset = _starts(cp, (2 * (m.astype(np.int64) + n) + 3) & ~3)
             host_m, host_n = pairs.m[x:y], pairs.n[x:y]
             text = cp.empty(max(1, _text_bound(host_m, host_n)), dtype=np.uint8)
@@ -622,6 +609,14 @@ def _band_grid(
     sets = -(-count // launch.lane_pairs)
     blocks = -(-sets // sets_per_block)
     return _gpu_backend._Grid(blocks, _BLOCK, shared, 0, 1)
+
+
+def _fill_flag_bytes(
+    m: Any, n: Any, launch: _gpu_backend._Launch, band: tuple[int, int] | None
+) -> Any:
+    """Flag bytes of pairs of lengths ``m`` and ``n`` under ``launch``'s forward kernel: the
+    band fill's on tile ``band``, else the whole matrix's."""
+    return band_flag_bytes(m, *band) if band else flag_bytes(m, n, launch.columns, launch.group)
 
 
 def _starts(cp: Any, sizes: Any) -> Any:

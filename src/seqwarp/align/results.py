@@ -100,12 +100,8 @@ class Cigars(Sequence[str]):
         offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         out = np.empty(int(offsets[-1]), dtype=np.uint8)
-        starts = np.concatenate([[0], positions + 1])
-        stops = np.concatenate([positions, [len(lengths)]])
-        for a, b in zip(starts.tolist(), stops.tolist(), strict=True):
-            if a < b:
-                out[offsets[a] : offsets[b]] = self.codes[self.offsets[a] : self.offsets[b]]
-        _scatter_bytes(other.codes, other.offsets, positions, out, offsets)
+        positions = np.asarray(positions, dtype=np.int64)
+        _splice(self.codes, self.offsets, other.codes, other.offsets, positions, out, offsets)
         return Cigars(out, offsets)
 
     @classmethod
@@ -288,3 +284,19 @@ def _scatter_bytes(source, source_offsets, positions, out, out_offsets):
         size = source_offsets[k + 1] - a
         b = out_offsets[positions[k]]
         out[b : b + size] = source[a : a + size]
+
+
+@jit
+def _splice(codes, offsets, other, other_offsets, positions, out, out_offsets):
+    """Strings of ``codes`` into ``out``, string ``k`` of ``other`` in place of string
+    ``positions[k]`` (ascending): the strings between two replaced ones in one copy."""
+    kept = 0  # the first string not yet copied
+    for k in range(len(positions)):
+        p = positions[k]
+        out[out_offsets[kept] : out_offsets[p]] = codes[offsets[kept] : offsets[p]]
+        a = other_offsets[k]
+        size = other_offsets[k + 1] - a
+        out[out_offsets[p] : out_offsets[p] + size] = other[a : a + size]
+        kept = p + 1
+    end = len(offsets) - 1
+    out[out_offsets[kept] : out_offsets[end]] = codes[offsets[kept] : offsets[end]]

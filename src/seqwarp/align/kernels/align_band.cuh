@@ -121,23 +121,13 @@ __device__ __forceinline__ void band_dp(
     P* prof = reinterpret_cast<P*>(smem + table_bytes) + (size_t)group_in_block * PAIRS * letters * COLS;
 
     long long pid[PAIRS], qs[PAIRS], ts[PAIRS];
-    int m[PAIRS], n[PAIRS];
-    int M = 0, N = 0, low = 1 << 30;
+    int m[PAIRS], n[PAIRS], Mw, Nw;
+    load_pairs(group, n_pairs, q_len, t_len, q_start, t_start, pid, qs, ts, m, n, Mw, Nw);
+    // the warp's first diagonal: the schedule is uniform over the warp, as the lengths are
+    int low = 1 << 30;
 #pragma unroll
-    for (int k = 0; k < PAIRS; ++k) {
-        pid[k] = group * PAIRS + k;
-        const bool real = pid[k] < n_pairs;
-        m[k] = real ? q_len[pid[k]] : 0;
-        n[k] = real ? t_len[pid[k]] : 0;
-        qs[k] = real ? q_start[pid[k]] : 0;
-        ts[k] = real ? t_start[pid[k]] : 0;
-        M = max(M, m[k]);
-        N = max(N, n[k]);
+    for (int k = 0; k < PAIRS; ++k)
         if (m[k] > 0 && n[k] > 0) low = min(low, band_low(m[k], n[k], WIDTH));
-    }
-    // the schedule is uniform over the warp, so shuffles always see all 32 threads
-    const int Mw = (int)__reduce_max_sync(FULL, (unsigned)M);
-    const int Nw = (int)__reduce_max_sync(FULL, (unsigned)N);
     const int lo = __reduce_min_sync(FULL, low);
     if (Nw == 0) return;
     // b(i): the window's first block at row i; block cb's rows and the step of its row i
@@ -209,7 +199,7 @@ __device__ __forceinline__ void band_dp(
         const int c0 = cb * K;
         const int to_step = cb - b1 - 1;                   // row i of block cb: step i + to_step
         step_first = cb < blocks ? first_row(cb) + to_step : 1 << 30;
-        step_last = min(last_row(cb), Mw) + to_step;
+        step_last = last_row(cb) + to_step;
         left_until = cb > 0 ? last_row(cb - 1) + to_step : 1 << 30;
 #pragma unroll
         for (int c = 0; c < K; ++c) hg[c] = e[c] = v_neg;
@@ -251,7 +241,7 @@ __device__ __forceinline__ void band_dp(
     for (int s = 0; s < steps; ++s) {
         // the profiles of blocks about to enter the window, into the slots of blocks that
         // have left it (uniform over the warp)
-        if (s >= next_fill_step) {                         // uniform over the warp
+        if (s >= next_fill_step) {
             do {
                 fill_profile(next_fill++);
                 next_fill_step = fill_step(next_fill);
@@ -304,17 +294,9 @@ __device__ __forceinline__ void band_dp(
                 track_local_best<L, K>(hg, local_best, local_row, i, snapshots, snapshot_at);
             } else {
                 if (MODE == SEMI_GLOBAL && any_last) {
-                    V x = pick<L, K>(hg, n[0] - c0 - 1);
-                    unsigned open = i < m[0] ? FULL : 0u;
-                    if constexpr (PAIRS == 2) {
-                        const V y = pick<L, K>(hg, n[1] - c0 - 1);
-                        x = L::from_bits(permute(L::bits(x), L::bits(y), 0x7610));
-                        open = (open & 0xffffu) | (i < m[1] ? 0xffff0000u : 0u);
-                    }
-                    const unsigned mask = L::gt_mask(x, last_best) & open & last_lanes;
-                    last_best = L::blend(mask, x, last_best);
-                    const unsigned row = PAIRS == 1 ? (unsigned)i : (unsigned)i * 0x10001u;
-                    last_row_bits = (row & mask) | (last_row_bits & ~mask);
+                    unsigned open;
+                    const V x = last_column<L, K>(hg, n, m, c0, i, open);
+                    keep_greater<L>(x, open & last_lanes, i, last_best, last_row_bits);
                 }
 #pragma unroll
                 for (int k = 0; k < PAIRS; ++k) {

@@ -454,6 +454,62 @@ __device__ __forceinline__ void local_best_candidates(typename L::V local_best,
     }
 }
 
+// the PAIRS pairs of pair set `group` (a missing pair has length 0 and no output), and the
+// longest query and target over the warp: loop bounds uniform over the warp, so that
+// shuffles always see all 32 threads
+template <int PAIRS>
+__device__ __forceinline__ void load_pairs(long long group, int n_pairs,
+                                           const int* __restrict__ q_len,
+                                           const int* __restrict__ t_len,
+                                           const long long* __restrict__ q_start,
+                                           const long long* __restrict__ t_start,
+                                           long long (&pid)[PAIRS], long long (&qs)[PAIRS],
+                                           long long (&ts)[PAIRS], int (&m)[PAIRS],
+                                           int (&n)[PAIRS], int& Mw, int& Nw) {
+    int M = 0, N = 0;
+#pragma unroll
+    for (int k = 0; k < PAIRS; ++k) {
+        pid[k] = group * PAIRS + k;
+        const bool real = pid[k] < n_pairs;
+        m[k] = real ? q_len[pid[k]] : 0;
+        n[k] = real ? t_len[pid[k]] : 0;
+        qs[k] = real ? q_start[pid[k]] : 0;
+        ts[k] = real ? t_start[pid[k]] : 0;
+        M = max(M, m[k]);
+        N = max(N, n[k]);
+    }
+    Mw = (int)__reduce_max_sync(FULL, (unsigned)M);
+    Nw = (int)__reduce_max_sync(FULL, (unsigned)N);
+}
+
+// semi-global: hg of column n of each pair whose column n this thread holds (columns c0 + 1
+// ... c0 + K), a lane a pair, and in `open` the lanes whose row i lies above row m
+template <class L, int K>
+__device__ __forceinline__ typename L::V last_column(const typename L::V (&hg)[K],
+                                                     const int (&n)[L::PAIRS],
+                                                     const int (&m)[L::PAIRS], int c0, int i,
+                                                     unsigned& open) {
+    typename L::V x = pick<L, K>(hg, n[0] - c0 - 1);
+    open = i < m[0] ? FULL : 0u;
+    if constexpr (L::PAIRS == 2) {
+        const typename L::V y = pick<L, K>(hg, n[1] - c0 - 1);
+        x = L::from_bits(permute(L::bits(x), L::bits(y), 0x7610));
+        open = (open & 0xffffu) | (i < m[1] ? 0xffff0000u : 0u);
+    }
+    return x;
+}
+
+// semi-global: in the lanes of `lanes` where x beats the best of column n so far (strictly:
+// the first row stays), x and row i become the best and its row (a row a lane)
+template <class L>
+__device__ __forceinline__ void keep_greater(typename L::V x, unsigned lanes, int i,
+                                             typename L::V& last_best, unsigned& last_row) {
+    const unsigned mask = L::gt_mask(x, last_best) & lanes;
+    last_best = L::blend(mask, x, last_best);
+    const unsigned row = L::PAIRS == 1 ? (unsigned)i : (unsigned)i * 0x10001u;
+    last_row = (row & mask) | (last_row & ~mask);
+}
+
 // threads of a block of the kernels (align_score.cu, align_trace.cu): 128, 384 for the
 // class-table lane (its table is one a block), a warp for each of SPLIT warps sharing a pair set
 template <class L, int SPLIT>
@@ -567,24 +623,10 @@ __device__ __forceinline__ void align_dp(
     const int table_row = alpha * alpha * 4;               // TABLE: bytes of one query class
     P* prof = reinterpret_cast<P*>(smem) + (size_t)group_in_block * PAIRS * letters * COLS;
 
-    // the PAIRS pairs of this group; a missing pair has length 0 and no output
+    // the PAIRS pairs of this group
     long long pid[PAIRS], qs[PAIRS], ts[PAIRS];
-    int m[PAIRS], n[PAIRS];
-    int M = 0, N = 0;
-#pragma unroll
-    for (int k = 0; k < PAIRS; ++k) {
-        pid[k] = group * PAIRS + k;
-        const bool real = pid[k] < n_pairs;
-        m[k] = real ? q_len[pid[k]] : 0;
-        n[k] = real ? t_len[pid[k]] : 0;
-        qs[k] = real ? q_start[pid[k]] : 0;
-        ts[k] = real ? t_start[pid[k]] : 0;
-        M = max(M, m[k]);
-        N = max(N, n[k]);
-    }
-    // loop bounds are uniform over the warp, so shuffles always see all 32 threads
-    const int Mw = (int)__reduce_max_sync(FULL, (unsigned)M);
-    const int Nw = (int)__reduce_max_sync(FULL, (unsigned)N);
+    int m[PAIRS], n[PAIRS], Mw, Nw;
+    load_pairs(group, n_pairs, q_len, t_len, q_start, t_start, pid, qs, ts, m, n, Mw, Nw);
     if (Nw == 0) return;
     // TABLE: whether every group of the warp aligns its two pairs to one query (a missing
     // second pair counts as sharing it): one table load then gives a cell's two scores
@@ -929,22 +971,14 @@ __device__ __forceinline__ void align_dp(
                             }
                         }
                     } else if (MODE == SEMI_GLOBAL && any_last) {
-                        V x = pick<L, K>(hg, n[0] - c0 - 1);
-                        unsigned open = i < m[0] ? FULL : 0u;
-                        if constexpr (PAIRS == 2) {
-                            const V y = pick<L, K>(hg, n[1] - c0 - 1);
-                            x = L::from_bits(permute(L::bits(x), L::bits(y), 0x7610));
-                            open = (open & 0xffffu) | (i < m[1] ? 0xffff0000u : 0u);
-                        }
+                        unsigned open;
+                        V x = last_column<L, K>(hg, n, m, c0, i, open);
                         if constexpr (OFFSET) {
                             // G - (i + n) * ge - go: the H - go of the other forms
                             last_shift = L::add(last_shift, v_ge);
                             x = L::add(x, last_shift);
                         }
-                        const unsigned mask = L::gt_mask(x, last_best) & open & last_lanes;
-                        last_best = L::blend(mask, x, last_best);
-                        const unsigned row = PAIRS == 1 ? (unsigned)i : (unsigned)i * 0x10001u;
-                        last_row = (row & mask) | (last_row & ~mask);
+                        keep_greater<L>(x, open & last_lanes, i, last_best, last_row);
                     }
                     // row m: the end cell (global) or the last row (semi-global), once a pair
                     bool at_end = i == end_row[0];
