@@ -139,11 +139,11 @@ INSTANCES = {
         )
     ]
     + [_gpu_traceback.fill_name("local", True, "s16x2-bytes", 8, 8)]
-    # tiles not a power of two wide: a thread's nibbles of a row in 3 words
+    # tiles not a power of two wide: a thread's flags of a row in 3 words (affine) or 2
     + [
-        _gpu_traceback.fill_name(mode, True, lane, columns, 8)
-        for mode, lane, columns in itertools.product(
-            ("global", "local"), ("s32", "s16x2-bytes"), (20, 24)
+        _gpu_traceback.fill_name(mode, affine, lane, columns, 8)
+        for mode, affine, lane, columns in itertools.product(
+            ("global", "local"), (False, True), ("s32", "s16x2-bytes"), (20, 24)
         )
     ]
     + [
@@ -152,12 +152,14 @@ INSTANCES = {
             ("global", "semi-global", "local"),
             (False, True),
             ("s16x2", "s16x2-bytes"),
-            ((16, 4), (8, 32)),
+            ((16, 4), (8, 32), (12, 8)),
         )
     ]
     + [
-        _gpu_traceback.walk_name(mode, banded)
-        for mode, banded in itertools.product(("global", "semi-global", "local"), (False, True))
+        _gpu_traceback.walk_name(mode, affine, banded)
+        for mode, affine, banded in itertools.product(
+            ("global", "semi-global", "local"), (False, True), (False, True)
+        )
     ],
     "microbench.cu": [f"seqwarp::op_rate<{op}>" for op in range(4)],
 }
@@ -243,26 +245,29 @@ def test_kernels_compile_with_nvrtc(name: str) -> None:
     assert result == 0, log.value.decode(errors="replace")
 
 
-def test_flag_bytes_hold_every_cell_and_the_largest_bounds_them() -> None:
-    # every cell's nibble under align_dp.cuh's layout (stripe, anti-diagonal step, thread, a
-    # thread's nibbles of a row in whole words) lies inside the pair's flag bytes, no two
-    # cells share one, and _most_flag_bytes bounds every tile's
+@pytest.mark.parametrize("affine", [False, True])
+def test_flag_bytes_hold_every_cell_and_the_largest_bounds_them(affine: bool) -> None:
+    # every cell's flags under align_dp.cuh's layout (stripe, anti-diagonal step, thread, a
+    # thread's flags of a row in whole words, 4 bits a cell with affine gaps and 2 with
+    # linear ones) lie inside the pair's flag bytes, no two cells share bits, and
+    # _most_flag_bytes bounds every tile's
     rng = np.random.default_rng(7)
     m, n = rng.integers(1, 700, 40), rng.integers(1, 1500, 40)
     tiles = (*_gpu_backend._TILES_DNA, *_gpu_backend._TILES_PROTEIN)
-    bound = _gpu_traceback._most_flag_bytes(m, n, tiles)
+    bound = _gpu_traceback._most_flag_bytes(m, n, tiles, affine)
+    per_byte = 2 if affine else 4
     for group, columns in tiles:
-        sizes = _gpu_traceback.flag_bytes(m, n, columns, group)
+        sizes = _gpu_traceback.flag_bytes(m, n, columns, group, affine)
         assert np.all(sizes <= bound) and np.all(sizes % 16 == 0)
-        stripe, thread_bytes = columns * group, 4 * -(-columns // 8)
+        stripe, thread_bytes = columns * group, 4 * -(-columns // (4 * per_byte))
         for mi, ni, size in zip(m[:6], n[:6], sizes[:6], strict=True):
             i, j = np.meshgrid(np.arange(1, mi + 1), np.arange(1, ni + 1), indexing="ij")
             s, within = (j - 1) // stripe, (j - 1) % stripe
             t, c = within // columns, within % columns
             step = s * (mi + group - 1) + i - 1 + t
-            byte = step * group * thread_bytes + t * thread_bytes + c // 2
+            byte = step * group * thread_bytes + t * thread_bytes + c // per_byte
             assert byte.max() < size
-            assert np.unique(byte * 2 + c % 2).size == mi * ni
+            assert np.unique(byte * per_byte + c % per_byte).size == mi * ni
 
 
 def test_flag_bytes_of_the_longest_sides_bound_every_pair() -> None:
@@ -270,10 +275,14 @@ def test_flag_bytes_of_the_longest_sides_bound_every_pair() -> None:
     # launch's largest pair as the size of each of its pairs
     m, n = np.array([5, 700, 33], dtype=np.int32), np.array([1500, 2, 64], dtype=np.int32)
     tiles = _gpu_backend._TILES_DNA
-    largest = _gpu_traceback._most_flag_bytes(m.max(), n.max(), tiles)
-    assert np.all(_gpu_traceback._most_flag_bytes(m, n, tiles) <= largest)
-    assert int(_gpu_traceback.flag_bytes(m.max(), n.max(), 24, 8)) == int(
-        _gpu_traceback.flag_bytes(np.array([700]), np.array([1500]), 24, 8)[0]
+    largest = _gpu_traceback._most_flag_bytes(m.max(), n.max(), tiles, True)
+    assert np.all(_gpu_traceback._most_flag_bytes(m, n, tiles, True) <= largest)
+    assert int(_gpu_traceback.flag_bytes(m.max(), n.max(), 24, 8, True)) == int(
+        _gpu_traceback.flag_bytes(np.array([700]), np.array([1500]), 24, 8, True)[0]
+    )
+    # linear gaps' flags take 2 bits a cell: half the bytes where the words are whole
+    assert 2 * int(_gpu_traceback.flag_bytes(m.max(), n.max(), 16, 8, False)) == int(
+        _gpu_traceback.flag_bytes(m.max(), n.max(), 16, 8, True)
     )
 
 
@@ -281,29 +290,32 @@ def test_band_flag_bytes_hold_every_cell_of_the_window() -> None:
     # align_band.cuh's layout: row i's window holds blocks b(i) .. b(i) + G - 1 of K columns,
     # block cb's row i at step i + cb - b(1) - 1, thread cb % G; every cell of every row's
     # window lies inside the pair's flag bytes, for any first diagonal lo, and no two share
-    # a nibble
+    # their bits (4 a cell with affine gaps, 2 with linear ones)
     rng = np.random.default_rng(11)
     for _ in range(60):
         m, n = int(rng.integers(1, 400)), int(rng.integers(1, 400))
-        k = int(rng.choice(_gpu_traceback._BAND_COLUMNS))
+        k = int(rng.choice([*_gpu_traceback._BAND_COLUMNS, 4, 12, 20]))
         group = int(rng.choice(_gpu_traceback._BAND_GROUPS))
         lo = int(rng.integers(-m, n + 1))
-        size = int(_gpu_traceback.band_flag_bytes(np.array([m]), k, group)[0])
+        affine = bool(rng.integers(2))
+        per_byte = 2 if affine else 4
+        size = int(_gpu_traceback.band_flag_bytes(np.array([m]), k, group, affine)[0])
         assert size % 16 == 0
         first = max(0, lo) // k
-        nibbles = []
+        thread_bytes = 4 * -(-k // (4 * per_byte))
+        cells = []
         for i in range(1, m + 1):
             start = max(0, i + lo - 1) // k
             for cb in range(start, min(start + group, -(-n // k))):
                 step = i + cb - first - 1
                 c = np.arange(k)
-                words = 4 * -(-k // 8)
-                nibbles.append(2 * (step * group * words + (cb % group) * words + c // 2) + c % 2)
-        if not nibbles:  # a window right of the target on every row
+                byte = step * group * thread_bytes + (cb % group) * thread_bytes + c // per_byte
+                cells.append(per_byte * byte + c % per_byte)
+        if not cells:  # a window right of the target on every row
             continue
-        nibbles = np.concatenate(nibbles)
-        assert nibbles.min() >= 0 and nibbles.max() < 2 * size
-        assert np.unique(nibbles).size == nibbles.size
+        cells = np.concatenate(cells)
+        assert cells.min() >= 0 and cells.max() < per_byte * size
+        assert np.unique(cells).size == cells.size
 
 
 def test_band_group_takes_the_narrowest_window_that_holds_the_margin() -> None:

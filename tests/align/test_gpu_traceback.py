@@ -146,8 +146,8 @@ def test_pairs_whose_flags_do_not_fit_go_to_the_cpu_in_the_same_call(
     call's order, and every field and CIGAR still equals the CPU backend's."""
     most = _gpu_traceback._most_flag_bytes
 
-    def huge_when_long(m, n, tiles):
-        sizes = most(m, n, tiles)
+    def huge_when_long(m, n, tiles, affine):
+        sizes = most(m, n, tiles, affine)
         return np.where((np.asarray(m) > 1000) | (np.asarray(n) > 1000), 1 << 62, sizes)
 
     monkeypatch.setattr(_gpu_traceback, "_most_flag_bytes", huge_when_long)

@@ -3,9 +3,9 @@
 A call's pairs are planned as for scores (lane type by the overflow guard, tiles by target
 length: ``_gpu_backend._plan``), stage by stage as the score kernels' are, and run in chunks
 that fit device memory. For each chunk, ``align_fill`` runs the forward pass and keeps every
-cell's 4 direction flags on the device (a nibble per cell), then ``trace_walk`` walks them
-back, one thread per pair, writing the CIGAR text and the pair's fields, and ``pack_text``
-puts the texts side by side. Only the CIGARs cross to the host chunk by chunk, on a copy
+cell's direction flags on the device (4 bits a cell with affine gaps, 2 with linear ones),
+then ``trace_walk`` walks them back, one thread per pair, writing the CIGAR text and the
+pair's fields, and ``pack_text`` puts the texts side by side. Only the CIGARs cross to the host chunk by chunk, on a copy
 stream, while the device works on the next chunk, into one host buffer; the fields,
 column-major in the share's order of pairs, cross once at the end, into the caller's
 columns. Every copy to or from the host goes through pinned memory. The residues go to the
@@ -86,9 +86,10 @@ def band_fill_name(mode: str, affine: bool, lane: str, columns: int, group: int)
     )
 
 
-def walk_name(mode: str, banded: bool = False) -> str:
+def walk_name(mode: str, affine: bool, banded: bool = False) -> str:
     """NVRTC name expression of the traceback walk for ``mode`` (after a banded fill)."""
-    return f"seqwarp::trace_walk<{_gpu_backend._MODES[mode]}, {'true' if banded else 'false'}>"
+    flags = ", ".join("true" if x else "false" for x in (affine, banded))
+    return f"seqwarp::trace_walk<{_gpu_backend._MODES[mode]}, {flags}>"
 
 
 def band_group(mode: str, m: np.ndarray, n: np.ndarray) -> tuple[int, int] | None:
@@ -108,31 +109,37 @@ def band_group(mode: str, m: np.ndarray, n: np.ndarray) -> tuple[int, int] | Non
     return None
 
 
-def band_flag_bytes(m: Any, columns: int, group: int) -> Any:
+def _thread_bytes(columns: int, affine: bool) -> int:
+    """Bytes of a thread's flags of a row: ``columns`` cells of 4 bits (affine gaps) or 2
+    (linear) in whole 4-byte words (``align_dp.cuh``'s "Direction flags")."""
+    return 4 * -(-columns * (4 if affine else 2) // 32)
+
+
+def band_flag_bytes(m: Any, columns: int, group: int, affine: bool) -> Any:
     """Device bytes of each pair's flags under the band fill (``align_band.cuh``'s layout): at
-    most ``m + (m - 1) / K + G`` steps of ``G`` threads' ``K`` nibbles in whole 4-byte words,
-    rounded up to 16 (the walk reads 16-byte words)."""
+    most ``m + (m - 1) / K + G`` steps of ``G`` threads' flags of a row, rounded up to 16 (the
+    walk reads 16-byte words)."""
     steps = m.astype(np.int64) + (m.astype(np.int64) - 1) // columns + group
-    return (steps * group * 4 * ((columns + 7) // 8) + 15) & ~15
+    return (steps * group * _thread_bytes(columns, affine) + 15) & ~15
 
 
-def flag_bytes(m: Any, n: Any, columns: int, group: int) -> Any:
+def flag_bytes(m: Any, n: Any, columns: int, group: int, affine: bool) -> Any:
     """Device bytes of each pair's flags under a tile of ``group`` threads of ``columns``
     columns, rounded up to 16 (the walk reads 16-byte words): as ``align_dp.cuh`` lays them
-    out, each stripe holds ``m + group - 1`` anti-diagonal steps, and a step a thread's
-    ``columns`` nibbles in whole 4-byte words. ``m`` and ``n``: numpy or CuPy integers (the
-    chunks' places are running totals of these on the device)."""
+    out, each stripe holds ``m + group - 1`` anti-diagonal steps, and a step a thread's flags
+    of a row. ``m`` and ``n``: numpy or CuPy integers (the chunks' places are running totals
+    of these on the device)."""
     stripe = group * columns
     stripes = (n.astype(np.int64) + (stripe - 1)) // stripe
-    step = group * 4 * ((columns + 7) // 8)
+    step = group * _thread_bytes(columns, affine)
     return (stripes * (m.astype(np.int64) + (group - 1)) * step + 15) & ~15
 
 
 def _most_flag_bytes(
-    m: np.ndarray, n: np.ndarray, tiles: tuple[tuple[int, int], ...]
+    m: np.ndarray, n: np.ndarray, tiles: tuple[tuple[int, int], ...], affine: bool
 ) -> np.ndarray:
     """Each pair's flag bytes under the tile of ``tiles`` that needs the most for it."""
-    return np.max([flag_bytes(m, n, columns, group) for group, columns in tiles], axis=0)
+    return np.max([flag_bytes(m, n, columns, group, affine) for group, columns in tiles], axis=0)
 
 
 @dataclass
@@ -281,9 +288,10 @@ def _align_share(
         free = int(cp.cuda.Device().mem_info[0]) + cp.get_default_memory_pool().free_bytes()
         # the longest sides bound every pair's flags from above under any tile
         tiles = _gpu_backend._tiles(scoring[0])
+        affine = scoring[2] != scoring[3]
         too_large = np.zeros(0, dtype=np.int64)
-        if len(m) and _most_flag_bytes(m.max(), n.max(), tiles) > free // 4:
-            fits = _most_flag_bytes(m, n, tiles) <= free // 4
+        if len(m) and _most_flag_bytes(m.max(), n.max(), tiles, affine) > free // 4:
+            fits = _most_flag_bytes(m, n, tiles, affine) <= free // 4
             too_large = np.flatnonzero(~fits & (m > 0) & (n > 0))
             m = np.where(fits, m, 0)  # planned as if empty: the CPU answers them
             if not np.any((m > 0) & (n > 0)):
@@ -446,7 +454,7 @@ class _ShareRun:
                 for x in launches
             ]  # fmt: skip
             names = {self._fill_name(x, g) for x, g in zip(launches, bands, strict=True)}
-            walks = {walk_name(self.mode, g is not None) for g in bands}
+            walks = {walk_name(self.mode, self.affine, g is not None) for g in bands}
             module = cuda.compile_module(
                 "seqwarp.align", "align_trace.cu", [*sorted(names), *sorted(walks), _PACK]
             )
@@ -458,6 +466,15 @@ class _ShareRun:
         if band:
             return band_fill_name(self.mode, self.affine, launch.kernel_lane, *band)
         return fill_name(self.mode, self.affine, launch.kernel_lane, launch.columns, launch.group)
+
+    def _flag_bytes(
+        self, m: Any, n: Any, launch: _gpu_backend._Launch, band: tuple[int, int] | None
+    ) -> Any:
+        """Flag bytes of pairs of lengths ``m`` and ``n`` under ``launch``'s forward kernel:
+        the band fill's on tile ``band``, else the whole matrix's."""
+        if band:
+            return band_flag_bytes(m, *band, self.affine)
+        return flag_bytes(m, n, launch.columns, launch.group, self.affine)
 
     def _queue_stage(self, stage: _Stage) -> None:
         """Queue a stage's chunks, collecting each one's CIGARs once the next is queued."""
@@ -473,11 +490,11 @@ class _ShareRun:
                 args["slot"] = cp.asarray(pairs.order + stage.start)
         pack = stage.module.function(_PACK)
         for launch, band in zip(stage.launches, stage.bands, strict=True):
-            walk = stage.module.function(walk_name(self.mode, band is not None))
+            walk = stage.module.function(walk_name(self.mode, self.affine, band is not None))
             fill = stage.module.function(self._fill_name(launch, band))
             lo, hi = launch.start, launch.start + len(launch.pairs)
             per_pair = int(
-                _fill_flag_bytes(pairs.m[lo:hi].max(), pairs.n[lo:hi].max(), launch, band)
+                self._flag_bytes(pairs.m[lo:hi].max(), pairs.n[lo:hi].max(), launch, band)
             )
             x = lo
             while x < hi:
@@ -539,7 +556,7 @@ class _ShareRun:
             flags = self.flags
             # each pair's flags, and its CIGAR in 2 (m + n) bytes of whole 4-byte words (the
             # walk stores words), after the previous pair's
-            flag_offset = _starts(cp, _fill_flag_bytes(m, n, launch, band))
+            flag_offset = _starts(cp, self._flag_bytes(m, n, launch, band))
             text_offset = _starts(cp, (2 * (m.astype(np.int64) + n) + 3) & ~3)
             host_m, host_n = pairs.m[x:y], pairs.n[x:y]
             text = cp.empty(max(1, _text_bound(host_m, host_n)), dtype=np.uint8)
@@ -583,7 +600,7 @@ class _ShareRun:
                 ),
             )  # fmt: skip
             _mark(self.marks, "walk", stream)
-            offsets[1:] = cp.cumsum(lengths, dtype=np.int64)
+            cp.cumsum(lengths, dtype=np.int64, out=offsets[1:])
             pack(*threads, (text, text_offset, lengths, offsets, np.int32(count), packed))
             _mark(self.marks, "pack", stream)
         positions = (
@@ -609,14 +626,6 @@ def _band_grid(
     sets = -(-count // launch.lane_pairs)
     blocks = -(-sets // sets_per_block)
     return _gpu_backend._Grid(blocks, _BLOCK, shared, 0, 1)
-
-
-def _fill_flag_bytes(
-    m: Any, n: Any, launch: _gpu_backend._Launch, band: tuple[int, int] | None
-) -> Any:
-    """Flag bytes of pairs of lengths ``m`` and ``n`` under ``launch``'s forward kernel: the
-    band fill's on tile ``band``, else the whole matrix's."""
-    return band_flag_bytes(m, *band) if band else flag_bytes(m, n, launch.columns, launch.group)
 
 
 def _starts(cp: Any, sizes: Any) -> Any:

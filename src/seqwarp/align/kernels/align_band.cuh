@@ -35,9 +35,10 @@
 // memory a row at a time (a thread's rows follow each other across its blocks).
 //
 // Flags: as align_dp.cuh's, by step: pair p's cell (i, j), in block cb = (j - 1) / K at its
-// column c = (j - 1) % K, is nibble c % 2 of byte
-//   flag_offset[p] + (i + cb - b(1) - 1) * G * B + (cb % G) * B + c / 2,   B = 4 ceil(K / 8),
-// and b(1) = max(0, floor(lo / K)), lo the set's first diagonal (band_lo[p]).
+// column c = (j - 1) % K, is the BITS bits from bit BITS * (c % (8 / BITS)) of byte
+//   flag_offset[p] + (i + cb - b(1) - 1) * G * B + (cb % G) * B + c / (8 / BITS),
+// B = 4 ceil(K BITS / 32), BITS = 4 with affine gaps and 2 with linear ones, and
+// b(1) = max(0, floor(lo / K)), lo the set's first diagonal (band_lo[p]).
 //
 // Template parameters: MODE, AFFINE, Lane (a fused lane without the offset form: LaneS32,
 // LaneS16x2, LaneS16x2Bytes), K (a multiple of 4), G (4, 8, 16 or 32).
@@ -97,7 +98,7 @@ __device__ __forceinline__ void band_dp(
     constexpr int COLS = G * K;                            // columns of the window
     constexpr int WIDTH = COLS - K + 1;                    // diagonals every row's window holds
     constexpr int W = profile_load<L, K>() / (int)sizeof(P);  // profile elements per load
-    constexpr int FLAG_WORDS = (K + 7) / 8;
+    constexpr int FLAG_WORDS = flag_words<AFFINE, K>();
     constexpr int THREADS = block_threads<L, 1>();
     static_assert(K % 4 == 0, "K must be a multiple of 4");
     static_assert(L::FUSED && !L::OFFSET && !L::TABLE, "a fused lane in the plain form");
@@ -275,17 +276,17 @@ __device__ __forceinline__ void band_dp(
             V sub[K];
             profile_scores<L, K, G>(my_prof, q, letters, sub);
             // align_dp.cuh's row and flags
-            constexpr int CELLS = 8 / PAIRS;
+            constexpr int CELLS = packed_cells<AFFINE, L>();
             unsigned packed[(K + CELLS - 1) / CELLS] = {};
             f = f_left;
             fused_row<MODE, AFFINE, L, K, true>(hg, e, sub, diag_left, left, f, v_go, v_ge, packed);
             const int c0 = cb * K;
 #pragma unroll
             for (int k = 0; k < PAIRS; ++k) {
-                unsigned nibbles[FLAG_WORDS];
-                pair_nibbles<L, K>(packed, k, nibbles);
+                unsigned words[FLAG_WORDS];
+                pair_flags<L>(packed, k, words);
                 if (i <= m[k] && c0 < n[k]) {
-                    store_words(flag_at[k] + (long long)s * (G * 4 * FLAG_WORDS), nibbles);
+                    store_words(flag_at[k] + (long long)s * (G * 4 * FLAG_WORDS), words);
                 }
             }
 

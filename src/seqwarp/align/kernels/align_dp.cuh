@@ -96,19 +96,21 @@
 // best of the stripe last grew (PAIRS x K words a thread, static shared memory): stored under
 // a predicate in the rows where it grows, read once a stripe for the best's column.
 //
-// Direction flags (FLAGS): 4 bits a cell, each a test of two values the recurrence already
-// has (an XOR and a minimum with 1 in each lane), which reproduce the CPU's tie order: bit 0
-// u != d (E beat the diagonal), bit 1 hg != u (F beat both), bit 2 E != hg[i-1][j] (E goes on
-// from the row above: not opened here), bit 3 F != hg[i][j-1] (F goes on; linear gaps: bits
-// 2 and 3 are 0, every gap cell is opened). A local alignment's zero cells need no bit: the
-// walk knows each cell's score on its path. The flags are laid out as the group writes them,
-// by anti-diagonal step, so that a step's stores are one contiguous run (rows, one per
-// thread, would each take a sector of their own): a thread's K nibbles of a row fill
-// B = 4 * ceil(K / 8) bytes (whole words; K = 20 leaves 2 bytes unused), pair p's stripe S
-// holds m + G - 1 steps of G * B bytes, and cell (i, j), column j of the stripe's thread t at
-// its c-th column (j - 1 = S * COLS + t * K + c), is nibble c % 2 (low first) of byte
-//   flag_offset[p] + (S * (m + G - 1) + i - 1 + t) * G * B + t * B + c / 2.
-//
+// Direction flags (FLAGS): 4 bits a cell with affine gaps, 2 with linear ones, each a test of
+// two values the recurrence already has (an XOR and a minimum with 1 in each lane), which
+// reproduce the CPU's tie order: bit 0 u != d (E beat the diagonal), bit 1 hg != u (F beat
+// both), bit 2 E != hg[i-1][j] (E goes on from the row above: not opened here), bit 3
+// F != hg[i][j-1] (F goes on). Linear gaps need only bits 0 and 1 (every gap cell is opened),
+// so their flags take half the memory and half the traffic. A local alignment's zero cells
+// need no bit: the walk knows each cell's score on its path. The flags are laid out as the
+// group writes them, by anti-diagonal step, so that a step's stores are one contiguous run
+// (rows, one per thread, would each take a sector of their own): a thread's K cells of a row
+// fill B = 4 * ceil(K * BITS / 32) bytes (whole words; K = 20 with 4 bits leaves 2 bytes
+// unused), pair p's stripe S holds m + G - 1 steps of G * B bytes, and cell (i, j), column j
+// of the stripe's thread t at its c-th column (j - 1 = S * COLS + t * K + c), is the BITS bits
+// from bit BITS * (c % (8 / BITS)) (low first) of byte
+//   flag_offset[p] + (S * (m + G - 1) + i - 1 + t) * G * B + t * B + c / (8 / BITS).
+
 // Ends follow the CPU engine's tie rule: highest score, then smallest query end, then smallest
 // target end. Cells outside a pair (padding up to the group's largest pair) score 0 in the
 // profile, so they never beat a real cell of an earlier row or column.
@@ -326,12 +328,27 @@ __device__ __forceinline__ void profile_scores(const typename L::P* at, unsigned
     }
 }
 
+// direction flag bits a cell ("Direction flags"), and a thread's 32-bit words of them a row
+template <bool AFFINE>
+__host__ __device__ constexpr int flag_bits() {
+    return AFFINE ? 4 : 2;
+}
+template <bool AFFINE, int K>
+__host__ __device__ constexpr int flag_words() {
+    return (K * flag_bits<AFFINE>() + 31) / 32;
+}
+// cells a word of fused_row's `packed` holds (with two pairs, each pair's in its half)
+template <bool AFFINE, class L>
+__host__ __device__ constexpr int packed_cells() {
+    return 32 / (flag_bits<AFFINE>() * L::PAIRS);
+}
+
 // one row of the thread's K cells, a fused lane in the plain form (the recurrence at the top):
 // first what needs only row i - 1 (independent across columns; sub[c] becomes u), then the
 // chain along the row, which overwrites hg in place. `diag_left` and `left`: hg of the left
 // neighbour's last column at rows i - 1 and i; `f` enters as its F and leaves as this thread's
-// last column's. FLAGS: each cell's 4 bits (see "Direction flags") into `packed`, 8 / PAIRS
-// nibbles a word, each pair's at its lowest bit
+// last column's. FLAGS: each cell's bits (see "Direction flags") into `packed`,
+// packed_cells() cells a word, each pair's at its lowest bit
 template <int MODE, bool AFFINE, class L, int K, bool FLAGS, int WORDS>
 __device__ __forceinline__ void fused_row(typename L::V (&hg)[K], typename L::V (&e)[K],
                                           typename L::V (&sub)[K], typename L::V diag_left,
@@ -354,7 +371,7 @@ __device__ __forceinline__ void fused_row(typename L::V (&hg)[K], typename L::V 
             if constexpr (AFFINE) part[c] += L::differs(e[c], hg_up) << 2;
         }
     }
-    constexpr int CELLS = 8 / L::PAIRS;
+    constexpr int CELLS = packed_cells<AFFINE, L>();
     V h_left = left;
 #pragma unroll
     for (int c = 0; c < K; ++c) {
@@ -364,25 +381,25 @@ __device__ __forceinline__ void fused_row(typename L::V (&hg)[K], typename L::V 
         if constexpr (FLAGS) {
             unsigned word = part[c] + (L::differs(hg[c], sub[c]) << 1);
             if constexpr (AFFINE) word += L::differs(f, h_left) << 3;
-            packed[c / CELLS] += word << (4 * (c % CELLS));
+            packed[c / CELLS] += word << (flag_bits<AFFINE>() * (c % CELLS));
         }
         h_left = hg[c];
     }
 }
 
-// FLAGS: pair k's nibbles of a row of K cells in whole words, from fused_row's `packed`
-// (two pairs: each one's halves side by side; K = 20: the last word's high half is 0)
-template <class L, int K, int WORDS, int FLAG_WORDS>
-__device__ __forceinline__ void pair_nibbles(const unsigned (&packed)[WORDS], int k,
-                                             unsigned (&nibbles)[FLAG_WORDS]) {
-    constexpr int CELLS = 8 / L::PAIRS;
+// FLAGS: pair k's flags of a row of K cells in whole words, from fused_row's `packed` (two
+// pairs: each one's halves side by side; an odd number of packed words: the last word's high
+// half is 0)
+template <class L, int WORDS, int FLAG_WORDS>
+__device__ __forceinline__ void pair_flags(const unsigned (&packed)[WORDS], int k,
+                                           unsigned (&words)[FLAG_WORDS]) {
 #pragma unroll
     for (int w = 0; w < FLAG_WORDS; ++w) {
         if constexpr (L::PAIRS == 1) {
-            nibbles[w] = packed[w];
+            words[w] = packed[w];
         } else {
-            const unsigned high = 2 * w + 1 < K / CELLS ? packed[2 * w + 1] : 0u;
-            nibbles[w] = permute(packed[2 * w], high, k ? 0x7632 : 0x5410);
+            const unsigned high = 2 * w + 1 < WORDS ? packed[2 * w + 1] : 0u;
+            words[w] = permute(packed[2 * w], high, k ? 0x7632 : 0x5410);
         }
     }
 }
@@ -563,7 +580,7 @@ __device__ __forceinline__ void align_dp(
     constexpr int PAIRS = L::PAIRS;
     constexpr int COLS = G * K;                            // columns per stripe
     constexpr int W = profile_load<L, K>() / (int)sizeof(P);  // profile elements per load
-    constexpr int FLAG_WORDS = (K + 7) / 8;                // FLAGS: a thread's nibbles of a row
+    constexpr int FLAG_WORDS = flag_words<AFFINE, K>();   // FLAGS: a thread's words of a row
     static_assert(K % 4 == 0, "K must be a multiple of 4");
     static_assert(!FLAGS || L::FUSED, "direction flags need a fused add+max lane");
     static_assert(SPLIT == 1 || (G == 32 && !FLAGS), "split pair sets take whole warps, no flags");
@@ -893,8 +910,8 @@ __device__ __forceinline__ void align_dp(
                 // the K cells of row i in two passes: first everything that needs only row
                 // i-1 (independent across columns; sub[c] becomes u), then the chain along
                 // the row, which overwrites hg in place
-                // FLAGS: this row's nibbles, CELLS a word (with two pairs, each in its half)
-                constexpr int CELLS = 8 / PAIRS;
+                // FLAGS: this row's flags, CELLS a word (with two pairs, each in its half)
+                constexpr int CELLS = packed_cells<AFFINE, L>();
                 unsigned packed[FLAGS ? (K + CELLS - 1) / CELLS : 1] = {};
                 if constexpr (OFFSET) {
 #pragma unroll
@@ -940,13 +957,13 @@ __device__ __forceinline__ void align_dp(
                     // stripe, where the pair has them
 #pragma unroll
                     for (int k = 0; k < PAIRS; ++k) {
-                        unsigned nibbles[FLAG_WORDS];
-                        pair_nibbles<L, K>(packed, k, nibbles);
+                        unsigned words[FLAG_WORDS];
+                        pair_flags<L>(packed, k, words);
                         if (i <= m[k] && s0 < n[k]) {
                             const long long step = (long long)stripe * (m[k] + G - 1) + s;
                             store_words(flags + flag_offset[pid[k]] + step * (G * 4 * FLAG_WORDS) +
                                             t * (4 * FLAG_WORDS),
-                                        nibbles);
+                                        words);
                         }
                     }
                 }

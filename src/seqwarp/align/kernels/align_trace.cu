@@ -3,13 +3,14 @@
 //
 // Two kernels per batch of pairs:
 //   align_fill<MODE, AFFINE, Lane, K, G>  the forward pass of align_dp.cuh (AnySeq/GPU §4)
-//       writing every cell's 4 direction flags (a nibble per cell, laid out by stripe and
-//       anti-diagonal step: align_dp.cuh) and each pair's score and end cell; or
+//       writing every cell's direction flags (4 bits a cell with affine gaps, 2 with linear
+//       ones, laid out by stripe and anti-diagonal step: align_dp.cuh) and each pair's score
+//       and end cell; or
 //   band_fill<MODE, AFFINE, Lane, K, G>  the same over a band of diagonals (align_band.cuh);
-//   trace_walk<MODE, BANDED>  one thread per pair walks its flags back from the end cell
-//       (AnySeq/GPU's traceback from stored cell predecessors), writing the pair's CIGAR text
-//       and fields; after band_fill it first checks that the band held the pair's optimal
-//       paths, and marks the pairs it did not hold for the whole matrix;
+//   trace_walk<MODE, AFFINE, BANDED>  one thread per pair walks its flags back from the end
+//       cell (AnySeq/GPU's traceback from stored cell predecessors), writing the pair's CIGAR
+//       text and fields; after band_fill it first checks that the band held the pair's
+//       optimal paths, and marks the pairs it did not hold for the whole matrix;
 //   pack_text  the CIGARs side by side, for one copy to the host.
 // The walk follows cpu.trace's rules on align_dp.cuh's flag bits (in H: F when F beat both,
 // else E when E beat the diagonal, else the diagonal; local stops at a zero cell; in a gap,
@@ -18,7 +19,8 @@
 // cell's, less each step's substitution or gap), which says where it reaches zero.
 //
 // Template parameters: MODE, AFFINE, Lane (LaneS32, LaneS16x2, LaneS16x2Bytes: the fused
-// lanes), K, G as in align_dp.cuh and align_band.cuh; BANDED: the flags are band_fill's.
+// lanes), K, G as in align_dp.cuh and align_band.cuh (the walk: AFFINE sets the flags' width);
+// BANDED: the flags are band_fill's.
 
 #include "align_band.cuh"
 
@@ -29,7 +31,8 @@ constexpr int OP_MATCH = 0;
 constexpr int OP_MISMATCH = 1;
 constexpr int OP_INSERT = 2;
 constexpr int OP_DELETE = 3;
-__device__ constexpr unsigned char CIGAR_LETTERS[4] = {'=', 'X', 'I', 'D'};
+// "=XID", a byte an op from the lowest: a shift, where an array in device memory was a load
+constexpr unsigned CIGAR_LETTERS = '=' | 'X' << 8 | 'I' << 16 | 'D' << 24;
 // align_dp.cuh's flag bits
 constexpr int E_BEAT_DIAGONAL = 1;
 constexpr int F_BEAT_BOTH = 2;
@@ -82,18 +85,23 @@ __global__ void __launch_bounds__(block_threads<L, 1>()) band_fill(
 // (the walk's residues and flags): one aligned 16-byte load each time a read leaves the bytes
 // held. Read a byte at a time, each thread's lines did not stay in the L1 cache from one step
 // to the next, and the walk was bound by L2 traffic. `base` is 16-byte aligned, and every
-// aligned 16 bytes that hold a byte read lie inside its buffer.
+// aligned 16 bytes that hold a byte read lie inside its buffer. `fetch` and `byte` apart: a
+// step fetches all its windows first, so that their loads wait together, not one after another.
 struct Window {
     const unsigned char* base;
     long long held = -1;  // bytes 16 held ... 16 held + 15 are in w
     unsigned w[4];
 
     __device__ explicit Window(const unsigned char* b) : base(b) {}
-    __device__ unsigned byte(long long offset) {
+    // the aligned 16 bytes that hold `offset` into w, unless they are there
+    __device__ void fetch(long long offset) {
         if (offset >> 4 != held) {
             held = offset >> 4;
             load_words<4>(base + (held << 4), w);
         }
+    }
+    // the byte at `offset`, fetched before
+    __device__ unsigned byte(long long offset) const {
         const int r = (int)(offset & 15);
         return (pick_bits<4>(w, r >> 2) >> (8 * (r & 3))) & 0xffu;
     }
@@ -117,7 +125,7 @@ struct ReversedText {
     // one run "<length><letter>", letter first, then the digits from the last
     __device__ void run(int op, int times) {
         if (times == 0) return;
-        put(CIGAR_LETTERS[op]);
+        put((CIGAR_LETTERS >> (8 * op)) & 0xffu);
         do {
             put('0' + times % 10);
             times /= 10;
@@ -144,7 +152,7 @@ struct ReversedText {
 // BANDED: t_len and band_lo (each pair's target length and its set's first diagonal), best
 //              (the highest substitution score): a pair whose band may not hold its optimal
 //              paths gets operations -1 and no CIGAR (align_band.cuh's bound)
-template <int MODE, bool BANDED>
+template <int MODE, bool AFFINE, bool BANDED>
 __global__ void __launch_bounds__(128) trace_walk(
     const unsigned char* __restrict__ codes,
     const long long* __restrict__ q_start,
@@ -186,7 +194,8 @@ __global__ void __launch_bounds__(128) trace_walk(
     const long long q_first = q_start[p] - 1, t_first = t_start[p] - 1;  // residue 1 at + 1
     Window q(codes), t(codes), cells(flags + flag_offset[p]);
     // a thread's bytes of a row and a step's bytes of a stripe (align_dp.cuh's layout)
-    const int thread_bytes = 4 * ((columns + 7) / 8);
+    constexpr int BITS = flag_bits<AFFINE>(), PER_BYTE = 8 / BITS;
+    const int thread_bytes = 4 * ((columns * BITS + 31) / 32);
     const long long step_bytes = (long long)group * thread_bytes;
     const long long stripe_steps = q_len[p] + group - 1;
     ReversedText out(text + text_offset[p]);
@@ -207,12 +216,12 @@ __global__ void __launch_bounds__(128) trace_walk(
             if (BANDED || owner == group - 1) --stripe;
         }
     };
-    // the nibble of cell (i, j): thread `owner` wrote row i at step i - 1 + owner (BANDED:
-    // block `stripe` wrote it at step i + stripe - b(1) - 1)
-    auto flags_of = [&](int i) {
+    // the byte of cell (i, j)'s flags: thread `owner` wrote row i at step i - 1 + owner
+    // (BANDED: block `stripe` wrote it at step i + stripe - b(1) - 1)
+    auto flag_byte = [&](int i) {
         const long long step = BANDED ? (long long)i + stripe - first_block - 1
                                       : stripe * stripe_steps + i - 1 + owner;
-        return (cells.byte(step * step_bytes + owner * thread_bytes + (c >> 1)) >> (4 * (c & 1))) & 0xf;
+        return step * step_bytes + owner * thread_bytes + c / PER_BYTE;
     };
     int score = ends[3 * p];  // local: the score of cell (i, j) in the current state's matrix
     int run_op = 0, run = 0;
@@ -235,7 +244,14 @@ __global__ void __launch_bounds__(128) trace_walk(
             break;
         }
         if (MODE == LOCAL && state == 0 && score == 0) break;
-        const int cell = flags_of(i);
+        // the cell's flags and, for a diagonal step, its residues: loaded together
+        const long long at = flag_byte(i);
+        cells.fetch(at);
+        if (i > 0 && j > 0) {
+            q.fetch(q_first + i);
+            t.fetch(t_first + j);
+        }
+        const int cell = (int)(cells.byte(at) >> (BITS * (c % PER_BYTE))) & ((1 << BITS) - 1);
         if (state == 0) {
             if (cell & F_BEAT_BOTH) {
                 state = 2;
@@ -277,7 +293,9 @@ __global__ void __launch_bounds__(128) trace_walk(
 
 // every pair's CIGAR turned around (the walk wrote it backwards) and moved next to the
 // previous one's (packed_offset: exclusive prefix sums of text_len), so only the text itself
-// crosses to the host
+// crosses to the host. A warp takes 32 consecutive pairs, one after another, its lanes copying
+// 32 consecutive bytes of the pair at a time: a pair a thread read and wrote a byte at a time
+// 30 bytes apart from its neighbours', a sector each.
 __global__ void __launch_bounds__(128) pack_text(
     const unsigned char* __restrict__ text,
     const long long* __restrict__ text_offset,
@@ -285,12 +303,19 @@ __global__ void __launch_bounds__(128) pack_text(
     const long long* __restrict__ packed_offset,
     int n_pairs,
     unsigned char* __restrict__ packed) {
-    const long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= n_pairs) return;
-    const unsigned char* from = text + text_offset[p];
-    unsigned char* to = packed + packed_offset[p];
-    const int length = text_len[p];
-    for (int k = 0; k < length; ++k) to[k] = from[length - 1 - k];
+    const long long first = ((long long)blockIdx.x * blockDim.x + threadIdx.x) & ~31LL;
+    const int lane = threadIdx.x % 32;
+    // the warp's pairs' places, a pair a lane, then each pair's from its lane
+    const long long mine = first + lane;
+    const long long from_mine = mine < n_pairs ? text_offset[mine] : 0;
+    const long long to_mine = mine < n_pairs ? packed_offset[mine] : 0;
+    const int length_mine = mine < n_pairs ? text_len[mine] : 0;
+    for (int k = 0; k < 32; ++k) {
+        const int length = __shfl_sync(FULL, length_mine, k);
+        const unsigned char* from = text + __shfl_sync(FULL, from_mine, k);
+        unsigned char* to = packed + __shfl_sync(FULL, to_mine, k);
+        for (int x = lane; x < length; x += 32) to[x] = from[length - 1 - x];
+    }
 }
 
 }  // namespace seqwarp
