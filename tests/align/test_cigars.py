@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seqwarp.align import Cigars
+from seqwarp.align import Cigars, results
 from seqwarp.align.cpu import cigar_text
 
 cigar_lists = st.lists(st.text(alphabet="0123456789=XID", max_size=12), max_size=30)
@@ -79,6 +79,10 @@ def test_replaced_puts_new_strings_at_their_positions(
     for p, text in zip(chosen, new, strict=True):
         expected[p] = text
     assert cigars.replaced(chosen, Cigars.from_strings(new)) == expected
+    # the compiled splice, which takes many replacements, on the same strings
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(results, "_PYTHON_SPLICE_MOST", -1)
+        assert cigars.replaced(chosen, Cigars.from_strings(new)) == expected
 
 
 def test_text_of_operation_runs() -> None:
