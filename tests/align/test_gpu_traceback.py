@@ -130,6 +130,7 @@ def test_many_stages_and_chunks_give_the_same_answer(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(_gpu_backend, "_MIN_STAGE_PAIRS", 4)
     monkeypatch.setattr(_gpu_backend, "_STAGE_SHARES", (1, 7, 7, 1))
     monkeypatch.setattr(_gpu_backend, "_LEAD_PAIRS", 2)
+    monkeypatch.setattr(_gpu_traceback, "_LEAD_PAIRS", 2)
     queries, targets = _random_pairs(11, 4, 500)
     rng = np.random.default_rng(11)
     equal = [rng.integers(4, size=150, dtype=np.uint8) for _ in range(300)]
