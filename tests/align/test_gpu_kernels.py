@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seqwarp.align import _gpu_backend, _gpu_traceback
+from seqwarp.align import _cpu_backend, _gpu_backend, _gpu_traceback
 from seqwarp.align._host_scan import shape_sort
 from seqwarp.align.plan import (
     offset_bound,
@@ -329,6 +329,27 @@ def test_band_group_takes_the_narrowest_window_that_holds_the_margin() -> None:
     # lengths far apart, or a window as wide as most of the target: the whole matrix
     assert choose("global", np.array([100]), np.array([300])) is None
     assert choose("local", np.array([40]), np.array([44])) is None
+
+
+def test_few_pairs_outside_their_band_run_on_the_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a few pairs' cells: the CPU backend's answer, with no device call (none here: CuPy
+    # is not needed); past the threshold they would go to the device
+    rng = np.random.default_rng(3)
+    reads = ["".join(rng.choice(list("ACGT"), size=int(k))) for k in rng.integers(20, 60, 6)]
+    queries = SequenceBatch.from_strings(reads, DNA)
+    targets = SequenceBatch.from_strings([r[::-1] + "AC" for r in reads], DNA)
+    index = np.array([4, 0, 2], dtype=np.int64)
+    s = Scoring.dna(2, -1, 2, 1)
+    args = (queries, targets, index, index, s.matrix, "local", s.gap_open, s.gap_extend)
+    sent: list[int] = []
+    monkeypatch.setattr(_gpu_traceback, "align", lambda *a, **k: sent.append(len(a[2])))
+    fields, cigars = _gpu_traceback._outside_band(*args, None)
+    expected_fields, expected_cigars = _cpu_backend.align(*args)
+    assert not sent
+    assert np.array_equal(fields, expected_fields) and list(cigars) == list(expected_cigars)
+    monkeypatch.setattr(_gpu_traceback, "_CPU_AGAIN_CELLS_PER_THREAD", 0)
+    _gpu_traceback._outside_band(*args, None)
+    assert sent == [3]
 
 
 def _chunk_offsets(strings: list[str]) -> np.ndarray:
