@@ -5,12 +5,13 @@ length: ``_gpu_backend._plan``), stage by stage as the score kernels' are, and r
 that fit device memory. For each chunk, ``align_fill`` runs the forward pass and keeps every
 cell's direction flags on the device (4 bits a cell with affine gaps, 2 with linear ones),
 then ``trace_walk`` walks them back, one thread per pair, writing the CIGAR text and the
-pair's fields, and ``pack_text`` puts the texts side by side. Only the CIGARs cross to the host chunk by chunk, on a copy
-stream, while the device works on the next chunk, into one host buffer; the fields,
-column-major in the share's order of pairs, cross once at the end, into the caller's
-columns. Every copy to or from the host goes through pinned memory. The residues go to the
-device on the copy threads while the pairs are planned, and the first chunks are small (each
-next one twice as large), so that the first kernels wait only for their own pairs' residues.
+pair's fields, and ``pack_text`` puts the texts side by side. Only the CIGARs cross to the
+host chunk by chunk, on a copy stream, while the device works on the next chunk, into one
+host buffer; the fields, column-major in the share's order of pairs, cross once at the end,
+into the caller's columns. Every copy to or from the host goes through pinned memory. The
+residues go to the device on the copy threads while the pairs are planned, and the first
+chunks are small (each next one twice as large), so that the first kernels wait only for
+their own pairs' residues.
 The flags and the walk are ``cpu.trace``'s, so every field and CIGAR equals the CPU
 backend's.
 

@@ -110,7 +110,7 @@
 // of the stripe's thread t at its c-th column (j - 1 = S * COLS + t * K + c), is the BITS bits
 // from bit BITS * (c % (8 / BITS)) (low first) of byte
 //   flag_offset[p] + (S * (m + G - 1) + i - 1 + t) * G * B + t * B + c / (8 / BITS).
-
+//
 // Ends follow the CPU engine's tie rule: highest score, then smallest query end, then smallest
 // target end. Cells outside a pair (padding up to the group's largest pair) score 0 in the
 // profile, so they never beat a real cell of an earlier row or column.
