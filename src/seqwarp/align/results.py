@@ -8,7 +8,7 @@ against a gap) and ``D`` (a target residue against a gap); unaligned flanks are 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
@@ -101,9 +101,11 @@ class Cigars(Sequence[str]):
         np.cumsum(lengths, out=offsets[1:])
         out = np.empty(int(offsets[-1]), dtype=np.uint8)
         positions = np.asarray(positions, dtype=np.int64)
-        # few replacements: the loop in Python, each copy numpy's memcpy (the compiled loop
-        # copies 3-4 times slower); many: compiled (a Python iteration each would cost more)
-        splice = _splice if len(positions) > _PYTHON_SPLICE_MOST else _python(_splice)
+        # few replacements: the loop in Python (py_func; _splice itself without the JIT), each
+        # copy numpy's memcpy (the compiled loop copies 3-4 times slower); many: compiled (a
+        # Python iteration each would cost more)
+        few = len(positions) <= _PYTHON_SPLICE_MOST
+        splice = getattr(_splice, "py_func", _splice) if few else _splice
         splice(self.codes, self.offsets, other.codes, other.offsets, positions, out, offsets)
         return Cigars(out, offsets)
 
@@ -291,11 +293,6 @@ def _scatter_bytes(source, source_offsets, positions, out, out_offsets):
 
 # Cigars.replaced: replacements up to this many splice from Python
 _PYTHON_SPLICE_MOST = 4096
-
-
-def _python(function: Callable) -> Callable:
-    """The Python function behind a jitted one (itself where the JIT is off)."""
-    return getattr(function, "py_func", function)
 
 
 @jit

@@ -305,17 +305,8 @@ __device__ __forceinline__ void band_dp(
                     if (MODE == GLOBAL) {
                         best[k] = End{L::lane(pick<L, K>(hg, n[k] - c0 - 1), k) + go, m[k], n[k]};
                     } else {
-                        int x_best = WORST, j_best = 0;
-#pragma unroll
-                        for (int c = 0; c < K; ++c) {
-                            const int x = L::lane(hg[c], k);
-                            if (c0 + c + 1 <= n[k] && x > x_best) {
-                                x_best = x;
-                                j_best = c0 + c + 1;
-                            }
-                        }
-                        const End cand{x_best + go, i, j_best};
-                        if (j_best > 0 && beats(cand, best[k])) best[k] = cand;
+                        last_row_candidate<K>(c0, n[k], i, go,
+                                              [&](int c) { return L::lane(hg[c], k); }, best[k]);
                     }
                 }
             }

@@ -527,6 +527,25 @@ __device__ __forceinline__ void keep_greater(typename L::V x, unsigned lanes, in
     last_row = (row & mask) | (last_row & ~mask);
 }
 
+// semi-global, row m: the best of pair k's row in the thread's columns c0 + 1 .. c0 + K (the
+// first on ties) as an end cell candidate; value(c): column c0 + c + 1's H - go in pair k's
+// lane (the form's own offsets removed)
+template <int K, class Value>
+__device__ __forceinline__ void last_row_candidate(int c0, int n, int i, int go, Value value,
+                                                   End& best) {
+    int x_best = WORST, j_best = 0;
+#pragma unroll
+    for (int c = 0; c < K; ++c) {
+        const int x = value(c);
+        if (c0 + c + 1 <= n && x > x_best) {
+            x_best = x;
+            j_best = c0 + c + 1;
+        }
+    }
+    const End cand{x_best + go, i, j_best};
+    if (j_best > 0 && beats(cand, best)) best = cand;
+}
+
 // threads of a block of the kernels (align_score.cu, align_trace.cu): 128, 384 for the
 // class-table lane (its table is one a block), a warp for each of SPLIT warps sharing a pair set
 template <class L, int SPLIT>
@@ -1009,20 +1028,10 @@ __device__ __forceinline__ void align_dp(
                                               m[k], n[k]};
                             }
                             if (MODE == SEMI_GLOBAL && i == end_row[k]) {
-                                // the row's best column of the thread (the first on ties), then
-                                // one comparison with the pair's best
-                                int x_best = WORST, j_best = 0;
-#pragma unroll
-                                for (int c = 0; c < K; ++c) {
-                                    const int x = L::lane(hg[c], k) + base[k] -
-                                                  (OFFSET ? (i + c0 + c + 1) * ge + go : 0);
-                                    if (c0 + c + 1 <= n[k] && x > x_best) {
-                                        x_best = x;
-                                        j_best = c0 + c + 1;
-                                    }
-                                }
-                                const End cand{x_best + go, i, j_best};
-                                if (j_best > 0 && beats(cand, best[k])) best[k] = cand;
+                                last_row_candidate<K>(c0, n[k], i, go, [&](int c) {
+                                    return L::lane(hg[c], k) + base[k] -
+                                           (OFFSET ? (i + c0 + c + 1) * ge + go : 0);
+                                }, best[k]);
                             }
                         }
                     }
