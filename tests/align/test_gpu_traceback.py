@@ -211,9 +211,11 @@ def test_device_slots_give_identical_alignments(
 
 
 def test_backend_align_is_the_gpu_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``_gpu_backend.align`` must not fall back to the CPU engine for ordinary pairs."""
+    """``_gpu_backend.align`` must not fall back to the CPU engine for ordinary pairs (the
+    pairs a band misses run again on the device here, not on the CPU as a few would)."""
     calls = []
     monkeypatch.setattr(_cpu_backend, "align", lambda *args: calls.append(args))
+    monkeypatch.setattr(_gpu_traceback, "_CPU_AGAIN_CELLS_PER_THREAD", 0)
     queries, targets = _random_pairs(8, 4, 50)
     scoring = scoring_for("dna", "affine")
     q = batch(queries[:50], scoring.alphabet)
