@@ -331,7 +331,7 @@ def test_band_group_takes_the_narrowest_window_that_holds_the_margin() -> None:
     assert choose("local", np.array([40]), np.array([44])) is None
 
 
-def test_few_pairs_outside_their_band_run_on_the_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_few_short_pairs_outside_their_band_run_on_the_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
     # a few pairs' cells: the CPU backend's answer, with no device call (none here: CuPy
     # is not needed); past the threshold they would go to the device
     rng = np.random.default_rng(3)
@@ -350,6 +350,12 @@ def test_few_pairs_outside_their_band_run_on_the_cpu(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(_gpu_traceback, "_CPU_AGAIN_CELLS_PER_THREAD", 0)
     _gpu_traceback._outside_band(*args, None)
     assert sent == [3]
+    # few cells, but a pair longer than the CPU takes: the device too
+    monkeypatch.setattr(_gpu_traceback, "_CPU_AGAIN_CELLS_PER_THREAD", 1 << 22)
+    longest = int((queries.lengths[index] * targets.lengths[index]).max())
+    monkeypatch.setattr(_gpu_traceback, "_CPU_AGAIN_PAIR_CELLS", longest - 1)
+    _gpu_traceback._outside_band(*args, None)
+    assert sent == [3, 3]
 
 
 def _chunk_offsets(strings: list[str]) -> np.ndarray:

@@ -20,7 +20,7 @@ band of diagonals instead of the whole matrix (``band_fill``, ``kernels/align_ba
 window as wide as the lengths' difference and a margin for the errors, run in groups of 4 to
 32 threads. The walk checks each pair's band against the bound its score sets, and the pairs
 whose band may have missed an optimal path are aligned again on the whole matrix in the same
-call (by the CPU backend when they are few), so the band changes no result, only the time.
+call (by the CPU backend when they are few and short), so the band changes no result, only the time.
 
 Several devices each take a contiguous range of a call's pairs of near-equal cells, in a
 host thread of their own; a range whose residues or buffers do not fit its device runs there
@@ -71,8 +71,12 @@ _BAND_LANES = ("s16x2", "s16x2-bytes")
 _BAND_MARGIN = {"global": 1 / 32, "semi-global": 1 / 7, "local": 1 / 7}
 _BAND_MIN_MARGIN = 4
 _BAND_MOST_COLUMNS = 0.6
-# pairs a band missed run on the CPU backend up to this many cells a thread (about 4 ms at its
-# traceback's 1 GCUPS a core), on the device beyond
+# pairs a band missed run on the CPU backend when each has at most _CPU_AGAIN_PAIR_CELLS and
+# all of them at most _CPU_AGAIN_CELLS_PER_THREAD a numba thread, on the device otherwise: a
+# CPU thread takes a few pairs at once to their end, so a few long ones leave the others idle
+# (125 bp: 26 to 3,173 pairs 0.9-5.7 ms on the CPU, 3.6-10.4 on the device; 512 bp: 4 pairs
+# 9-14 ms on the CPU, 4-5 on the device, 111 pairs 17-34 against 5.5-6.4)
+_CPU_AGAIN_PAIR_CELLS = 1 << 16
 _CPU_AGAIN_CELLS_PER_THREAD = 1 << 22
 
 
@@ -253,12 +257,15 @@ def _outside_band(
     marks: list[tuple[str, Any]] | None,
 ) -> tuple[np.ndarray, Cigars]:
     """Fields and CIGARs of the pairs a band did not hold, on the whole matrix: by the CPU
-    backend when their cells are few (a call on the device costs milliseconds of set-up
-    however few its pairs: about 5-10 ms of a 60 ms call for 26 pairs of a million), else on the
-    device, their residues gathered first (scattered through a call's batches, they would span
-    nearly all of them, and all of that would go to the device)."""
-    cells = int(np.sum(queries.lengths[q_index].astype(np.int64) * targets.lengths[t_index]))
-    if cells <= _CPU_AGAIN_CELLS_PER_THREAD * numba.get_num_threads():
+    backend when they are short and their cells few (a call on the device costs 3-4 ms of
+    set-up however few its pairs), else on the device, their residues gathered first
+    (scattered through a call's batches, they would span nearly all of them, and all of that
+    would go to the device)."""
+    cells = queries.lengths[q_index].astype(np.int64) * targets.lengths[t_index]
+    if (
+        cells.max() <= _CPU_AGAIN_PAIR_CELLS
+        and cells.sum() <= _CPU_AGAIN_CELLS_PER_THREAD * numba.get_num_threads()
+    ):
         return _cpu_backend.align(
             queries, targets, q_index, t_index, matrix, mode, gap_open, gap_extend
         )
