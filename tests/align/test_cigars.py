@@ -79,10 +79,11 @@ def test_replaced_puts_new_strings_at_their_positions(
     for p, text in zip(chosen, new, strict=True):
         expected[p] = text
     assert cigars.replaced(chosen, Cigars.from_strings(new)) == expected
-    # the compiled splice, which takes many replacements, on the same strings
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(results, "_PYTHON_SPLICE_MOST", -1)
-        assert cigars.replaced(chosen, Cigars.from_strings(new)) == expected
+    # blocks of 1 and 3 strings: replacements at a block's ends, blocks without any
+    for block in (1, 3):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(results, "_SPLICE_BLOCK", block)
+            assert cigars.replaced(chosen, Cigars.from_strings(new)) == expected
 
 
 def test_text_of_operation_runs() -> None:

@@ -14,7 +14,7 @@ from typing import overload
 
 import numpy as np
 
-from .._jit import jit
+from .._jit import jit, parallel_jit, prange
 
 __all__ = ["CigarResult", "Cigars", "EndsResult", "ScoreResult", "TopHits"]
 
@@ -92,21 +92,26 @@ class Cigars(Sequence[str]):
         return cls(out, offsets)
 
     def replaced(self, positions: np.ndarray, other: Cigars) -> Cigars:
-        """These strings with ``other[k]`` at ``positions[k]`` (ascending): the strings
-        between two replaced ones move as one copy, so a few replacements in a million
-        strings cost a copy of the text, not a scatter of every string."""
-        lengths = np.diff(self.offsets)
-        lengths[positions] = np.diff(other.offsets)
-        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        out = np.empty(int(offsets[-1]), dtype=np.uint8)
+        """These strings with ``other[k]`` at ``positions[k]`` (ascending), in one pass over
+        blocks of strings on every numba thread: the strings between two replaced ones move
+        as one copy and their offsets by one shift, so a few replacements in a million
+        strings cost a parallel copy of the text, not a scatter of every string."""
         positions = np.asarray(positions, dtype=np.int64)
-        # few replacements: the loop in Python (py_func; _splice itself without the JIT), each
-        # copy numpy's memcpy (the compiled loop copies 3-4 times slower); many: compiled (a
-        # Python iteration each would cost more)
-        few = len(positions) <= _PYTHON_SPLICE_MOST
-        splice = getattr(_splice, "py_func", _splice) if few else _splice
-        splice(self.codes, self.offsets, other.codes, other.offsets, positions, out, offsets)
+        growth = np.diff(other.offsets) - (self.offsets[positions + 1] - self.offsets[positions])
+        # where each replaced string starts, against its old place (the text starts at 0)
+        shifts = np.empty(len(positions) + 1, dtype=np.int64)
+        shifts[0] = -self.offsets[0]
+        np.cumsum(growth, out=shifts[1:])
+        shifts[1:] -= self.offsets[0]
+        bounds = np.append(np.arange(0, len(self), _SPLICE_BLOCK, dtype=np.int64), len(self))
+        firsts = np.searchsorted(positions, bounds)
+        out = np.empty(int(self.offsets[-1] + shifts[-1]), dtype=np.uint8)
+        offsets = np.empty(len(self) + 1, dtype=np.int64)
+        offsets[0] = 0
+        _splice(
+            self.codes, self.offsets, other.codes, other.offsets, positions, shifts, bounds,
+            firsts, out, offsets,
+        )  # fmt: skip
         return Cigars(out, offsets)
 
     @classmethod
@@ -291,21 +296,35 @@ def _scatter_bytes(source, source_offsets, positions, out, out_offsets):
         out[b : b + size] = source[a : a + size]
 
 
-# Cigars.replaced: replacements up to this many splice from Python
-_PYTHON_SPLICE_MOST = 4096
+# Cigars.replaced: strings a block (a thread's unit of work)
+_SPLICE_BLOCK = 1 << 14
+
+
+@parallel_jit
+def _splice(codes, offsets, other, other_offsets, positions, shifts, bounds, firsts, out,
+            out_offsets):  # fmt: skip
+    """Strings of ``codes`` into ``out``, string ``k`` of ``other`` in place of string
+    ``positions[k]``; block ``b`` holds strings ``bounds[b]`` up to ``bounds[b + 1]`` and
+    replacements ``firsts[b]`` up to ``firsts[b + 1]``, and ``shifts[k]`` is how far the
+    strings before replacement ``k`` (after ``k - 1``) move. Fills ``out_offsets[1:]``."""
+    for b in prange(len(bounds) - 1):
+        kept = bounds[b]  # the block's first string not yet placed
+        for k in range(firsts[b], firsts[b + 1]):
+            p = positions[k]
+            _move(codes, offsets, kept, p, shifts[k], out, out_offsets)
+            a = other_offsets[k]
+            size = other_offsets[k + 1] - a
+            start = offsets[p] + shifts[k]
+            out[start : start + size] = other[a : a + size]
+            out_offsets[p + 1] = start + size
+            kept = p + 1
+        _move(codes, offsets, kept, bounds[b + 1], shifts[firsts[b + 1]], out, out_offsets)
 
 
 @jit
-def _splice(codes, offsets, other, other_offsets, positions, out, out_offsets):
-    """Strings of ``codes`` into ``out``, string ``k`` of ``other`` in place of string
-    ``positions[k]`` (ascending): the strings between two replaced ones in one copy."""
-    kept = 0  # the first string not yet copied
-    for k in range(len(positions)):
-        p = positions[k]
-        out[out_offsets[kept] : out_offsets[p]] = codes[offsets[kept] : offsets[p]]
-        a = other_offsets[k]
-        size = other_offsets[k + 1] - a
-        out[out_offsets[p] : out_offsets[p] + size] = other[a : a + size]
-        kept = p + 1
-    end = len(offsets) - 1
-    out[out_offsets[kept] : out_offsets[end]] = codes[offsets[kept] : offsets[end]]
+def _move(codes, offsets, first, stop, shift, out, out_offsets):
+    """Strings ``first`` up to ``stop`` of ``codes`` into ``out``, ``shift`` bytes later, and
+    the offsets that end them."""
+    out[offsets[first] + shift : offsets[stop] + shift] = codes[offsets[first] : offsets[stop]]
+    for j in range(first + 1, stop + 1):
+        out_offsets[j] = offsets[j] + shift
