@@ -40,14 +40,13 @@ MODES = ("global", "semi-global", "local")
 FAMILIES = ("short", "traceback", "sweep", "allpairs", "long", "protein", "parasail", "rates")
 # rates for sizing workloads (H200 with 16 cores, measured): score kernels, the int32 check
 # kernel, whole calls at 512 bp (they grow with length about as length^1.27: 0.25 TCUPS at
-# 125 bp), the host's traceback per core and CIGAR strings per second, parasail per core,
+# 125 bp), CIGAR strings checked per second, parasail per core,
 # residues simulated per second, and the compile and set-up time of one workload
 RATES = {
     "kernel": 3.0e12,
     "int32": 1.5e12,
     "e2e_512": 1.5e12,
     "e2e_max": 2.0e12,
-    "trace_per_core": 1.0e9,
     "cigars": 1.5e6,
     "parasail_score_per_core": 3.0e9,
     "parasail_cigar_per_core": 0.4e9,
@@ -147,16 +146,24 @@ def plan_sizes(
     chosen = {n: int(pairs) if pairs else max(_MIN_PAIRS, int(caps[n] * scale)) for n in caps}
     estimate["short"] = sum(chosen[n] * per_pair(n) for n in chosen)
 
-    # traceback: the same time for every traceback workload
+    # traceback: the score workloads' pairs (each row's ratio then compares the same pairs),
+    # scaled down together where its share is short; whole calls and kernel timing at about
+    # half the score calls' rate, and a sample checked on the host
     trace: dict[int, int] = {}
-    each = share.get("traceback", 0.0) / max(1, 2 * len(MODES) * len(trace_lengths))
-    for n in trace_lengths:
-        cost = (1 + repeats) * (
-            n * (n + n // 10) / (RATES["trace_per_core"] * cores) + 1 / RATES["cigars"]
+    given = fixed.get("traceback_pairs")
+
+    def trace_cost(n: int) -> float:
+        cells = n * (n + n // 10)
+        return (
+            2 * len(MODES) * ((1 + repeats) * 2 * cells / (_e2e_rate(n) / 2) + 1 / RATES["cigars"])
         )
-        given = fixed.get("traceback_pairs")
-        trace[n] = min(chosen.get(n, 0), int(given) if given else max(200, int(each / cost)))
-        estimate["traceback"] = estimate.get("traceback", 0.0) + 2 * len(MODES) * trace[n] * cost
+
+    wanted = sum(chosen.get(n, 0) * trace_cost(n) for n in trace_lengths)
+    trace_scale = min(1.0, share.get("traceback", 0.0) / wanted) if wanted else 1.0
+    for n in trace_lengths:
+        scaled = max(200, int(chosen.get(n, 0) * trace_scale))
+        trace[n] = min(chosen.get(n, 0), int(given) if given else scaled)
+        estimate["traceback"] = estimate.get("traceback", 0.0) + trace[n] * trace_cost(n)
 
     # all pairs of a read set: N^2 pairs of the read length, timed whole and checked
     cell_cost = (1 + repeats) / _e2e_rate(all_pairs_length) + 1 / RATES["int32"]
