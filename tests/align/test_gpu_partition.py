@@ -199,6 +199,21 @@ def test_take_and_extent(monkeypatch: pytest.MonkeyPatch, in_pieces_from: int) -
         assert (low, high) == (int(taken.min()), int((taken + lengths).max()))
 
 
+@pytest.mark.parametrize("in_pieces_from", [1 << 20, 4])
+def test_length_spread(monkeypatch: pytest.MonkeyPatch, in_pieces_from: int) -> None:
+    """The band's length statistics equal numpy's, in one pass and in pieces."""
+    monkeypatch.setattr(_host_scan, "_PARALLEL_FROM", in_pieces_from)
+    rng = np.random.default_rng(9)
+    for count in (1, 9, 17, 1000):
+        m = rng.integers(0, 3000, size=count).astype(np.int32)
+        n = rng.integers(0, 3000, size=count).astype(np.int32)
+        assert _host_scan.length_spread(m, n) == (
+            int(np.abs(n.astype(np.int64) - m).max()),
+            int(np.minimum(m, n).min()),
+            int(n.min()),
+        )
+
+
 def test_is_consecutive() -> None:
     assert is_consecutive(np.arange(5, 900)) and is_consecutive(np.zeros(0, dtype=np.int64))
     assert is_consecutive(np.array([7]))

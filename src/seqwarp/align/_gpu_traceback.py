@@ -43,6 +43,7 @@ import numpy as np
 from .. import cuda
 from ..sequences import SequenceBatch
 from . import _cpu_backend, _gpu_backend
+from ._host_scan import length_spread
 from ._pools import pool, thread_streams
 from .plan import PairShapes
 from .results import Cigars
@@ -110,13 +111,12 @@ def band_group(mode: str, m: np.ndarray, n: np.ndarray) -> tuple[int, int] | Non
     ``n`` (one launch's): the first of ``_BAND_COLUMNS`` whose narrowest window holds the
     lengths' difference and the mode's margin on each side within the targets' most columns,
     or None (the whole matrix costs less)."""
-    spread = int(np.abs(n.astype(np.int64) - m).max())
-    shortest = int(np.minimum(m, n).min())
+    spread, shortest, fewest_columns = length_spread(m, n)
     margin = max(_BAND_MIN_MARGIN, int(np.ceil(shortest * _BAND_MARGIN[mode])))
     for k in _BAND_COLUMNS:
         for group in _BAND_GROUPS:
             if group * k - k + 1 >= spread + 1 + 2 * margin:
-                if group * k <= _BAND_MOST_COLUMNS * int(n.min()):
+                if group * k <= _BAND_MOST_COLUMNS * fewest_columns:
                     return k, group
                 break
     return None

@@ -24,6 +24,7 @@ __all__ = [
     "gather_pairs",
     "indexed_running_cells",
     "is_consecutive",
+    "length_spread",
     "running_cells",
     "shape_sort",
     "take",
@@ -244,3 +245,24 @@ def extent(offsets: np.ndarray, lengths: np.ndarray) -> tuple[int, int]:
     pieces = _pieces(len(offsets))
     ends = _in_pieces(pieces, lambda p: _extent(offsets[p], lengths[p]))
     return int(min(low for low, _ in ends)), int(max(high for _, high in ends))
+
+
+@jit
+def _length_spread(m: np.ndarray, n: np.ndarray) -> tuple[int, int, int]:
+    spread, shortest, fewest_columns = 0, m[0], n[0]
+    for i in range(len(m)):
+        spread = max(spread, abs(np.int64(n[i]) - m[i]))
+        shortest = min(shortest, m[i], n[i])
+        fewest_columns = min(fewest_columns, n[i])
+    return spread, shortest, fewest_columns
+
+
+def length_spread(m: np.ndarray, n: np.ndarray) -> tuple[int, int, int]:
+    """``abs(n - m).max()``, ``minimum(m, n).min()`` and ``n.min()`` of pairs (at least
+    one), in one pass (a long one in pieces on the scan threads)."""
+    parts = _in_pieces(_pieces(len(m)), lambda p: _length_spread(m[p], n[p]))
+    return (
+        int(max(x[0] for x in parts)),
+        int(min(x[1] for x in parts)),
+        int(min(x[2] for x in parts)),
+    )
