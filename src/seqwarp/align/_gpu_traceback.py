@@ -75,7 +75,7 @@ _BAND_MOST_COLUMNS = 0.6
 # pairs a band missed run on the CPU backend when each has at most _CPU_AGAIN_PAIR_CELLS and
 # all of them at most _CPU_AGAIN_CELLS_PER_THREAD a numba thread, on the device otherwise: a
 # CPU thread takes a few pairs at once to their end, so a few long ones leave the others idle
-# (125 bp: 26 to 3,173 pairs 0.9-5.7 ms on the CPU, 3.6-10.4 on the device; 512 bp: 4 pairs
+# (125 bp: 26 to 3,173 pairs 0.9-6.0 ms on the CPU, 3.6-10.4 on the device; 512 bp: 4 pairs
 # 9-14 ms on the CPU, 4-5 on the device, 111 pairs 17-34 against 5.5-6.4)
 _CPU_AGAIN_PAIR_CELLS = 1 << 16
 _CPU_AGAIN_CELLS_PER_THREAD = 1 << 22
