@@ -188,7 +188,6 @@ def _plan(budget: float, **fixed: int):
         [125, 250, 512, 1024, 2048, 4096],
         budget=budget,
         repeats=3,
-        cores=16,
         long_available=2500,
         long_cells_per_read=1.1e8,
         protein_residues=3.3e8,

@@ -20,7 +20,8 @@ band of diagonals instead of the whole matrix (``band_fill``, ``kernels/align_ba
 window as wide as the lengths' difference and a margin for the errors, run in groups of 4 to
 32 threads. The walk checks each pair's band against the bound its score sets, and the pairs
 whose band may have missed an optimal path are aligned again on the whole matrix in the same
-call (by the CPU backend when they are few and short), so the band changes no result, only the time.
+call (by the CPU backend when they are few and short), so the band changes no result, only
+the time.
 
 Several devices each take a contiguous range of a call's pairs of near-equal cells, in a
 host thread of their own; a range whose residues or buffers do not fit its device runs there

@@ -218,7 +218,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.sweep_lengths,
         budget=args.budget_seconds,
         repeats=args.repeats,
-        cores=cores,
         long_available=len(long_set.reads) if long_set else 0,
         long_cells_per_read=long_set.cells / len(long_set.reads) if long_set else 0.0,
         protein_residues=real.total_length * args.protein_database / len(real) if real else 0.0,

@@ -109,7 +109,6 @@ def plan_sizes(
     *,
     budget: float,
     repeats: int,
-    cores: int,
     long_available: int,
     long_cells_per_read: float,
     protein_residues: float,
