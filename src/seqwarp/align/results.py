@@ -99,10 +99,7 @@ class Cigars(Sequence[str]):
         positions = np.asarray(positions, dtype=np.int64)
         growth = np.diff(other.offsets) - (self.offsets[positions + 1] - self.offsets[positions])
         # where each replaced string starts, against its old place (the text starts at 0)
-        shifts = np.empty(len(positions) + 1, dtype=np.int64)
-        shifts[0] = -self.offsets[0]
-        np.cumsum(growth, out=shifts[1:])
-        shifts[1:] -= self.offsets[0]
+        shifts = np.concatenate(([0], np.cumsum(growth, dtype=np.int64))) - self.offsets[0]
         bounds = np.append(np.arange(0, len(self), _SPLICE_BLOCK, dtype=np.int64), len(self))
         firsts = np.searchsorted(positions, bounds)
         out = np.empty(int(self.offsets[-1] + shifts[-1]), dtype=np.uint8)
