@@ -38,16 +38,23 @@ def _reads_and_windows(
 
 def _align_both(
     queries: list, targets: list, mode: str, gap: str, monkeypatch: pytest.MonkeyPatch
-) -> tuple[int, list[int | None]]:
+) -> tuple[int, int, list[int | None]]:
     """Align on the CPU and the GPU, assert every field and CIGAR equal; returns how many pairs
-    ran again on the whole matrix and the band groups the launches took."""
+    ran again on the whole matrix within their chunk and after the call's chunks
+    (``_outside_band``), and the band groups the launches took."""
     scoring = scoring_for("dna", gap)
     q, t = batch(queries, scoring.alphabet), batch(targets, scoring.alphabet)
     index = np.arange(len(q), dtype=np.int64)
     args = (q, t, index, index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
     again: list[int] = []
     groups: list[int | None] = []
+    listed: list[tuple] = []
     outside, choose = _gpu_traceback._outside_band, _gpu_traceback.band_group
+    in_chunk = _gpu_traceback._ShareRun._queue_missed
+
+    def chunk_missed(run, kernels, launch, chunk, missed, *rest):
+        listed.append(missed[:2])  # the walk's list (its count first) and its entries
+        return in_chunk(run, kernels, launch, chunk, missed, *rest)
 
     def counted(*call):
         again.append(len(call[2]))
@@ -59,8 +66,10 @@ def _align_both(
 
     monkeypatch.setattr(_gpu_traceback, "_outside_band", counted)
     monkeypatch.setattr(_gpu_traceback, "band_group", recorded)
+    monkeypatch.setattr(_gpu_traceback._ShareRun, "_queue_missed", chunk_missed)
     assert_same_alignments(queries, targets, _cpu_backend.align(*args), _gpu_traceback.align(*args))
-    return sum(again), groups
+    chunks = sum(min(int(counts[0]), cap) for counts, cap in listed)
+    return chunks, sum(again), groups
 
 
 @pytest.mark.parametrize("length", [125, 512])
@@ -72,9 +81,9 @@ def test_reads_against_their_windows_take_the_band(
     """The benchmark's kind of pairs (2-5 % errors, 5 % flanks): a band holds nearly all."""
     seed = zlib.crc32(f"band {mode} {gap} {length}".encode())
     reads, windows = _reads_and_windows(seed, length, 4000, 0.04, length // 20)
-    again, groups = _align_both(reads, windows, mode, gap, monkeypatch)
+    chunks, again, groups = _align_both(reads, windows, mode, gap, monkeypatch)
     assert groups and all(g is not None for g in groups)
-    assert again < len(reads) // 20
+    assert chunks + again < len(reads) // 20
 
 
 @pytest.mark.parametrize("group", _gpu_traceback._BAND_GROUPS)
@@ -95,21 +104,29 @@ def test_every_tile(monkeypatch: pytest.MonkeyPatch, mode: str, columns: int, gr
         r, w = _reads_and_windows(seed + length, length, 300, 0.08, min(group, length // 10))
         reads += r
         windows += w
-    again, groups = _align_both(reads, windows, mode, "affine", monkeypatch)
+    chunks, again, groups = _align_both(reads, windows, mode, "affine", monkeypatch)
     assert (columns, group) in groups
-    assert again < len(reads)
+    assert chunks + again < len(reads)
 
 
+@pytest.mark.parametrize("rerun", ["in the chunk", "some after", "all after"])
 @pytest.mark.parametrize("mode", MODES)
 def test_unrelated_pairs_run_again_on_the_whole_matrix(
-    monkeypatch: pytest.MonkeyPatch, mode: str
+    monkeypatch: pytest.MonkeyPatch, mode: str, rerun: str
 ) -> None:
     """Equal lengths but unrelated residues (a band forced on them): their optimal paths may
-    leave any band, so most run again."""
+    leave any band, so most run again: all in their chunk (room for every pair), some in
+    their chunk and the rest after the chunks (the usual room), or all after."""
     monkeypatch.setattr(_gpu_traceback, "_BAND_MOST_COLUMNS", 10.0)
+    if rerun != "some after":
+        monkeypatch.setattr(
+            _gpu_traceback, "_MISSED_SHARE", 1 if rerun == "in the chunk" else 10**9
+        )
+        monkeypatch.setattr(_gpu_traceback, "_MISSED_LEAST", 0)
     rng = np.random.default_rng(zlib.crc32(mode.encode()))
     queries = [rng.integers(4, size=200, dtype=np.uint8) for _ in range(500)]
     targets = [rng.integers(4, size=200, dtype=np.uint8) for _ in range(500)]
-    again, groups = _align_both(queries, targets, mode, "linear", monkeypatch)
+    chunks, again, groups = _align_both(queries, targets, mode, "linear", monkeypatch)
     assert groups and all(g is not None for g in groups)
-    assert again > len(queries) // 2
+    assert chunks + again > len(queries) // 2
+    assert (chunks == 0) == (rerun == "all after") and (again == 0) == (rerun == "in the chunk")

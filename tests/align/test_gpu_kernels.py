@@ -160,7 +160,8 @@ INSTANCES = {
         for mode, affine, banded in itertools.product(
             ("global", "semi-global", "local"), (False, True), (False, True)
         )
-    ],
+    ]
+    + [_gpu_traceback._PACK, _gpu_traceback._GATHER, _gpu_traceback._SCATTER],
     "microbench.cu": [f"seqwarp::op_rate<{op}>" for op in range(4)],
 }
 

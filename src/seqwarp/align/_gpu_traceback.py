@@ -18,10 +18,11 @@ backend's.
 Pairs of one shape whose lengths differ by little (a read and the window it maps to) take a
 band of diagonals instead of the whole matrix (``band_fill``, ``kernels/align_band.cuh``): a
 window as wide as the lengths' difference and a margin for the errors, run in groups of 4 to
-32 threads. The walk checks each pair's band against the bound its score sets, and the pairs
-whose band may have missed an optimal path are aligned again on the whole matrix in the same
-call (by the CPU backend when they are few and short), so the band changes no result, only
-the time.
+32 threads. The walk checks each pair's band against the bound its score sets and lists the pairs
+whose band may have missed an optimal path; the chunk aligns them again on the whole matrix
+before its CIGARs are packed (no host pass, no splice), and those past the chunk's room for
+them run after the call's chunks (by the CPU backend when they are few and short), so the
+band changes no result, only the time.
 
 Several devices each take a contiguous range of a call's pairs of near-equal cells, in a
 host thread of their own; a range whose residues or buffers do not fit its device runs there
@@ -60,6 +61,13 @@ _MAX_CHUNK_PAIRS = 1 << 20
 _MAX_CHUNK_FLAG_BYTES = 8 << 30
 _FIELDS = 8
 _PACK = "seqwarp::pack_text"
+_GATHER = "seqwarp::gather_missed"
+_SCATTER = "seqwarp::scatter_missed"
+# pairs a band missed that a chunk runs again on the whole matrix itself (the rest go to
+# _outside_band): one in _MISSED_SHARE of its pairs and _MISSED_LEAST more, as many as the
+# chunk's flag buffer holds (a million 125 bp pairs' band misses 0.003-0.3 % of them)
+_MISSED_SHARE = 64
+_MISSED_LEAST = 64
 # the band fill: columns a thread (K, in order of preference: a step's fixed work weighs
 # less over 16 columns, so 16 is faster even where its window is twice as wide), threads a
 # group (G: the window holds G K - K + 1 diagonals), the lanes it runs (16-bit: two pairs a
@@ -417,7 +425,8 @@ class _ShareRun:
         self.stream, self.copies = thread_streams(cp, self.device, 2)
         with self.stream:  # the kernels' stream (non-blocking: it would not wait for the default)
             self.device_matrix = cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32))
-            self.fields = cp.empty((_FIELDS, len(m)), dtype=np.int32)
+            # the last column: the stand-in pairs' fields (gather_missed)
+            self.fields = cp.empty((_FIELDS, len(m) + 1), dtype=np.int32)
         self.texts = _Texts(len(m), _text_bound(m, n))
         self.flags: Any = None
         self.pending: _Pending | None = None
@@ -454,7 +463,7 @@ class _ShareRun:
             self.stream.synchronize()
             self.upload.join()
             self.texts.finish()
-        return _pinned_copy(cp, self.fields, self.stream)
+        return _pinned_copy(cp, self.fields, self.stream)[:, : len(self.m)]
 
     def _plan(self, a: int, b: int) -> _Stage | None:
         """Pairs ``a:b`` of the share planned, their arguments in pinned memory and their
@@ -478,10 +487,14 @@ class _ShareRun:
                 for x in launches
             ]  # fmt: skip
             names = {self._fill_name(x, g) for x, g in zip(launches, bands, strict=True)}
+            # a band's misses run again on the whole matrix: its launch's whole fill too
+            names |= {self._fill_name(x, None) for x, g in zip(launches, bands, strict=True) if g}
             walks = {walk_name(self.mode, self.affine, g is not None) for g in bands}
+            walks.add(walk_name(self.mode, self.affine))
             module = cuda.compile_module(
-                "seqwarp.align", "align_trace.cu", [*sorted(names), *sorted(walks), _PACK]
-            )
+                "seqwarp.align", "align_trace.cu",
+                [*sorted(names), *sorted(walks), _PACK, _GATHER, _SCATTER],
+            )  # fmt: skip
             return _Stage(a, pairs, launches, bands, module)
 
     def _fill_name(self, launch: _gpu_backend._Launch, band: tuple[int, int] | None) -> str:
@@ -512,10 +525,18 @@ class _ShareRun:
                 args["slot"] = cp.arange(stage.start, stage.start + count, dtype=np.int64)
             else:
                 args["slot"] = cp.asarray(pairs.order + stage.start)
-        pack = stage.module.function(_PACK)
+        module = stage.module
+        pack = module.function(_PACK)
         for launch, band in zip(stage.launches, stage.bands, strict=True):
-            walk = stage.module.function(walk_name(self.mode, self.affine, band is not None))
-            fill = stage.module.function(self._fill_name(launch, band))
+            walk = module.function(walk_name(self.mode, self.affine, band is not None))
+            fill = module.function(self._fill_name(launch, band))
+            # a band's misses: gathered, the whole matrix's fill and walk, lengths scattered
+            again = (
+                module.function(self._fill_name(launch, None)),
+                module.function(walk_name(self.mode, self.affine)),
+                module.function(_GATHER),
+                module.function(_SCATTER),
+            ) if band else ()  # fmt: skip
             lo, hi = launch.start, launch.start + len(launch.pairs)
             per_pair = int(
                 self._flag_bytes(pairs.m[lo:hi].max(), pairs.n[lo:hi].max(), launch, band)
@@ -533,7 +554,7 @@ class _ShareRun:
                 self.upload.wait(self.stream, pairs.needs(x, y))
                 try:
                     queued = self._queue_chunk(
-                        (fill, walk, pack), launch, band, stage, args, x, y, per_pair
+                        (fill, walk, pack, *again), launch, band, stage, args, x, y, per_pair
                     )
                 except cp.cuda.memory.OutOfMemoryError:
                     # a smaller chunk, after what is queued has finished
@@ -552,7 +573,7 @@ class _ShareRun:
 
     def _queue_chunk(
         self,
-        kernels: tuple[Any, Any, Any],
+        kernels: tuple[Any, ...],
         launch: _gpu_backend._Launch,
         band: tuple[int, int] | None,
         stage: _Stage,
@@ -562,11 +583,12 @@ class _ShareRun:
         per_pair: int,
     ) -> _Pending:
         """Queue pairs ``x:y`` of a stage (one launch's) on the kernels' stream: forward pass,
-        walk and packing (``kernels``; ``band``: the band fill's tile, None for the whole
-        matrix); ``args``: the stage's per-pair arguments on the device, ``per_pair``:
-        the flag bytes of the launch's largest pair."""
+        walk and packing (``kernels``, then with a band the kernels that run its misses again:
+        :meth:`_queue_missed`; ``band``: the band fill's tile, None for the whole matrix);
+        ``args``: the stage's per-pair arguments on the device, ``per_pair``: the flag bytes
+        of the launch's largest pair."""
         cp, stream, pairs = self.cp, self.stream, stage.pairs
-        fill, walk, pack = kernels
+        fill, walk, pack, *again = kernels
         count = y - x
         alpha = self.matrix.shape[0]
         matrix, gap_open, gap_extend = self.device_matrix, self.gap_open, self.gap_extend
@@ -583,12 +605,17 @@ class _ShareRun:
             flag_offset = _starts(cp, self._flag_bytes(m, n, launch, band))
             text_offset = _starts(cp, (2 * (m.astype(np.int64) + n) + 3) & ~3)
             host_m, host_n = pairs.m[x:y], pairs.n[x:y]
-            text = cp.empty(max(1, _text_bound(host_m, host_n)), dtype=np.uint8)
+            # the CIGARs, then 16 spare bytes (4-byte aligned) for the stand-in pairs'
+            spare_text = (_text_bound(host_m, host_n) + 3) & ~3
+            text = cp.empty(spare_text + 16, dtype=np.uint8)
             packed = cp.empty_like(text)
             ends = cp.empty((count, 3), dtype=np.int32)
             lengths = cp.empty(count, dtype=np.int32)
             offsets = cp.zeros(count + 1, dtype=np.int64)
+            missed, room = lengths, (0, 0, None)  # the whole matrix's walk lists no misses
             if band:
+                room = self._missed_room(launch, host_m, host_n)
+                missed = cp.zeros(1 + room[0], dtype=np.int32)
                 grid = _band_grid(launch, *band, count, alpha)
                 band_lo = cp.empty(count, dtype=np.int32)
                 fill_args: tuple = (
@@ -620,10 +647,16 @@ class _ShareRun:
                     np.int32(tile[0]), np.int32(tile[1]), matrix, np.int32(alpha),
                     np.int32(gap_open), np.int32(gap_extend), ends, text, text_offset, lengths,
                     slot, np.int64(fields.shape[1]), fields, n, band_lo,
-                    np.int32(self.matrix.max()),
+                    np.int32(self.matrix.max()), missed, np.int32(room[0]),
                 ),
             )  # fmt: skip
             _mark(self.marks, "walk", stream)
+            again_alive: tuple = ()
+            if room[0]:
+                chunk = (q_start, m, t_start, n, slot, text_offset, host_m, host_n)
+                again_alive = self._queue_missed(
+                    again, launch, chunk, (missed, *room), text, spare_text, lengths
+                )
             cp.cumsum(lengths, dtype=np.int64, out=offsets[1:])
             pack(*threads, (text, text_offset, lengths, offsets, np.int32(count), packed))
             _mark(self.marks, "pack", stream)
@@ -632,8 +665,84 @@ class _ShareRun:
             if pairs.identity
             else stage.start + pairs.order[x:y]
         )
-        alive = (ends, text, lengths, band_lo, flag_offset, text_offset, args)
+        alive = (ends, text, lengths, band_lo, flag_offset, text_offset, args, missed, again_alive)
         return _Pending(positions, offsets, packed, stream.record(), alive)
+
+    def _missed_room(
+        self, launch: _gpu_backend._Launch, m: np.ndarray, n: np.ndarray
+    ) -> tuple[int, int, Any]:
+        """How many of a chunk's pairs (lengths ``m`` and ``n``, under ``launch``) its band may
+        miss and the chunk still runs again on the whole matrix itself, the flag bytes each
+        takes there, and their flags' buffer: the chunk's own when it holds them (the band's
+        walk has read it by then), else one of its own within a quarter of the budget."""
+        whole = int(flag_bytes(m.max(), n.max(), launch.columns, launch.group, self.affine))
+        cap = min(len(m), len(m) // _MISSED_SHARE + _MISSED_LEAST)
+        if cap * whole <= self.flags.size:
+            return cap, whole, self.flags
+        cap = min(cap, self.budget // 4 // whole)
+        return cap, whole, self.cp.empty(cap * whole, dtype=np.uint8) if cap else None
+
+    def _queue_missed(
+        self,
+        kernels: list[Any],
+        launch: _gpu_backend._Launch,
+        chunk: tuple,
+        missed: tuple[Any, int, int, Any],
+        text: Any,
+        spare_text: int,
+        lengths: Any,
+    ) -> tuple:
+        """Queue the whole matrix's fill and walk for a chunk's pairs that its band did not
+        hold (``missed``: the band walk's list, its ``cap``, each entry's flag bytes and their
+        buffer: :meth:`_missed_room`), their CIGARs into the chunk's
+        ``text`` and their lengths into ``lengths``, so that they are packed with the others.
+        ``chunk``: the chunk's per-pair arguments on the device and its lengths on the host.
+        Returns the device buffers the kernels use."""
+        cp, stream = self.cp, self.stream
+        fill, walk, gather, scatter = kernels
+        q_start, m, t_start, n, slot, text_offset, host_m, host_n = chunk
+        listed, cap, stride, flags = missed
+        alpha, fields = self.matrix.shape[0], self.fields
+        matrix, gap_open, gap_extend = self.device_matrix, self.gap_open, self.gap_extend
+        starts = [cp.empty(cap, dtype=np.int64) for _ in range(5)]
+        q_first, t_first, slots, text_at, flag_at = starts
+        q_len, t_len, text_len = (cp.empty(cap, dtype=np.int32) for _ in range(3))
+        ends = cp.empty((cap, 3), dtype=np.int32)
+        threads = (-(-cap // _BLOCK),), (_BLOCK,)
+        gather(
+            *threads,
+            (
+                listed, np.int32(cap), q_start, m, t_start, n, slot, text_offset,
+                np.int64(fields.shape[1] - 1), np.int64(spare_text), np.int64(stride),
+                q_first, q_len, t_first, t_len, slots, text_at, flag_at,
+            ),
+        )  # fmt: skip
+        grid = _gpu_backend._Grid.of(launch, cap, int(host_m.max()), int(host_n.max()), alpha)
+        scratch = cp.empty(grid.scratch, dtype=np.uint32)
+        grid.configure(fill)
+        fill(
+            (grid.blocks,), (_BLOCK,),
+            (
+                self.upload.codes, q_first, q_len, t_first, t_len, np.int32(cap), matrix,
+                np.int32(alpha), np.int32(gap_open), np.int32(gap_extend), scratch,
+                np.int64(grid.stride), ends, flags, flag_at,
+            ),
+            shared_mem=grid.shared,
+        )  # fmt: skip
+        _mark(self.marks, "fill", stream)
+        walk(
+            *threads,
+            (
+                self.upload.codes, q_first, t_first, np.int32(cap), flags, flag_at, q_len,
+                np.int32(launch.columns), np.int32(launch.group), matrix, np.int32(alpha),
+                np.int32(gap_open), np.int32(gap_extend), ends, text, text_at, text_len, slots,
+                np.int64(fields.shape[1]), fields, t_len, text_len, np.int32(self.matrix.max()),
+                listed, np.int32(0),
+            ),
+        )  # fmt: skip
+        scatter(*threads, (listed, np.int32(cap), text_len, lengths))
+        _mark(self.marks, "walk", stream)
+        return (*starts, q_len, t_len, text_len, ends, scratch, flags)
 
 
 def _band_grid(

@@ -1,7 +1,7 @@
 // align_trace.cu — full alignments on the GPU: end cell, begin cell and the CIGAR operations,
 // identical to seqwarp.align.cpu's traceback.
 //
-// Two kernels per batch of pairs:
+// The kernels of a batch of pairs:
 //   align_fill<MODE, AFFINE, Lane, K, G>  the forward pass of align_dp.cuh (AnySeq/GPU §4)
 //       writing every cell's direction flags (4 bits a cell with affine gaps, 2 with linear
 //       ones, laid out by stripe and anti-diagonal step: align_dp.cuh) and each pair's score
@@ -11,6 +11,8 @@
 //       cell (AnySeq/GPU's traceback from stored cell predecessors), writing the pair's CIGAR
 //       text and fields; after band_fill it first checks that the band held the pair's
 //       optimal paths, and marks the pairs it did not hold for the whole matrix;
+//   gather_missed, scatter_missed  the pairs a band did not hold, through align_fill and
+//       trace_walk on the whole matrix in the same chunk, before
 //   pack_text  the CIGARs side by side, for one copy to the host.
 // The walk follows cpu.trace's rules on align_dp.cuh's flag bits (in H: F when F beat both,
 // else E when E beat the diagonal, else the diagonal; local stops at a zero cell; in a gap,
@@ -151,7 +153,8 @@ struct ReversedText {
 //              a whole device's fields in one copy, in its own order of pairs
 // BANDED: t_len and band_lo (each pair's target length and its set's first diagonal), best
 //              (the highest substitution score): a pair whose band may not hold its optimal
-//              paths gets operations -1 and no CIGAR (align_band.cuh's bound)
+//              paths gets operations -1 and no CIGAR (align_band.cuh's bound), and is listed
+//              in missed (missed[0] counts them, missed[1 + k] the first missed_cap of them)
 template <int MODE, bool AFFINE, bool BANDED>
 __global__ void __launch_bounds__(128) trace_walk(
     const unsigned char* __restrict__ codes,
@@ -176,7 +179,9 @@ __global__ void __launch_bounds__(128) trace_walk(
     int* __restrict__ fields,
     const int* __restrict__ t_len,
     const int* __restrict__ band_lo,
-    int best) {
+    int best,
+    int* __restrict__ missed,
+    int missed_cap) {
     const long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= n_pairs) return;
     int* f = fields + slot[p];
@@ -187,6 +192,8 @@ __global__ void __launch_bounds__(128) trace_walk(
         if (!band_holds<MODE>(q_len[p], t_len[p], ends[3 * p], best, min(go, ge), lo, hi)) {
             text_len[p] = 0;
             f[5 * field_stride] = -1;
+            const int k = atomicAdd(missed, 1);
+            if (k < missed_cap) missed[1 + k] = (int)p;
             return;
         }
     }
@@ -289,6 +296,52 @@ __global__ void __launch_bounds__(128) trace_walk(
     f[5 * field_stride] = count;
     f[6 * field_stride] = matches;
     f[7 * field_stride] = mismatches;
+}
+
+// The pairs a band did not hold (trace_walk's list), gathered for align_fill and trace_walk on
+// the whole matrix within their chunk, so that their CIGARs are packed with the others' and no
+// host pass or splice is needed. The grid is fixed (`cap` entries, the host never waits for
+// the count): entry k < min(count, cap) is listed pair k's, with its text place and field
+// column; the others are a stand-in 1 x 1 pair (the chunk's first pair's first residues) whose
+// text and fields go to spare places. Each entry's flags take `flag_stride` bytes.
+__global__ void __launch_bounds__(128) gather_missed(
+    const int* __restrict__ missed,
+    int cap,
+    const long long* __restrict__ q_start,
+    const int* __restrict__ q_len,
+    const long long* __restrict__ t_start,
+    const int* __restrict__ t_len,
+    const long long* __restrict__ slot,
+    const long long* __restrict__ text_offset,
+    long long spare_slot,
+    long long spare_text,
+    long long flag_stride,
+    long long* __restrict__ to_q_start,
+    int* __restrict__ to_q_len,
+    long long* __restrict__ to_t_start,
+    int* __restrict__ to_t_len,
+    long long* __restrict__ to_slot,
+    long long* __restrict__ to_text_offset,
+    long long* __restrict__ to_flag_offset) {
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= cap) return;
+    const bool listed = k < min(missed[0], cap);
+    const int p = listed ? missed[1 + k] : 0;
+    to_q_start[k] = q_start[p];
+    to_t_start[k] = t_start[p];
+    to_q_len[k] = listed ? q_len[p] : 1;
+    to_t_len[k] = listed ? t_len[p] : 1;
+    to_slot[k] = listed ? slot[p] : spare_slot;
+    to_text_offset[k] = listed ? text_offset[p] : spare_text;
+    to_flag_offset[k] = k * flag_stride;
+}
+
+// the gathered pairs' CIGAR lengths back to their places in the chunk (gather_missed's order)
+__global__ void __launch_bounds__(128) scatter_missed(
+    const int* __restrict__ missed, int cap, const int* __restrict__ from_len,
+    int* __restrict__ text_len) {
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < min(missed[0], cap)) text_len[missed[1 + k]] = from_len[k];
 }
 
 // every pair's CIGAR turned around (the walk wrote it backwards) and moved next to the
