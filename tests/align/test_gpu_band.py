@@ -53,7 +53,7 @@ def _align_both(
     in_chunk = _gpu_traceback._ShareRun._queue_missed
 
     def chunk_missed(run, kernels, launch, chunk, missed, *rest):
-        listed.append(missed[:2])  # the walk's list (its count first) and its entries
+        listed.append(missed[:2])  # the walk's list (its count first) and the chunk's room
         return in_chunk(run, kernels, launch, chunk, missed, *rest)
 
     def counted(*call):

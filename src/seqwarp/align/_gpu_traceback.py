@@ -18,10 +18,10 @@ backend's.
 Pairs of one shape whose lengths differ by little (a read and the window it maps to) take a
 band of diagonals instead of the whole matrix (``band_fill``, ``kernels/align_band.cuh``): a
 window as wide as the lengths' difference and a margin for the errors, run in groups of 4 to
-32 threads. The walk checks each pair's band against the bound its score sets and lists the pairs
-whose band may have missed an optimal path; the chunk aligns them again on the whole matrix
-before its CIGARs are packed (no host pass, no splice), and those past the chunk's room for
-them run after the call's chunks (by the CPU backend when they are few and short), so the
+32 threads. The walk checks each pair's band against the bound its score sets and lists the
+pairs whose band may have missed an optimal path; the chunk aligns them again on the whole
+matrix before its CIGARs are packed (no host pass, no splice), and those past the chunk's room
+for them run after the call's chunks (by the CPU backend when they are few and short), so the
 band changes no result, only the time.
 
 Several devices each take a contiguous range of a call's pairs of near-equal cells, in a
@@ -266,11 +266,11 @@ def _outside_band(
     gap_extend: int,
     marks: list[tuple[str, Any]] | None,
 ) -> tuple[np.ndarray, Cigars]:
-    """Fields and CIGARs of the pairs a band did not hold, on the whole matrix: by the CPU
-    backend when they are short and their cells few (a call on the device costs 3-4 ms of
-    set-up however few its pairs), else on the device, their residues gathered first
-    (scattered through a call's batches, they would span nearly all of them, and all of that
-    would go to the device)."""
+    """Fields and CIGARs of the pairs a band did not hold past their chunk's room for them
+    (:meth:`_ShareRun._missed_room`), on the whole matrix: by the CPU backend when they are
+    short and their cells few (a call on the device costs 3-4 ms of set-up however few its
+    pairs), else on the device, their residues gathered first (scattered through a call's
+    batches, they would span nearly all of them, and all of that would go to the device)."""
     cells = queries.lengths[q_index].astype(np.int64) * targets.lengths[t_index]
     if (
         cells.max() <= _CPU_AGAIN_PAIR_CELLS
@@ -695,10 +695,10 @@ class _ShareRun:
     ) -> tuple:
         """Queue the whole matrix's fill and walk for a chunk's pairs that its band did not
         hold (``missed``: the band walk's list, its ``cap``, each entry's flag bytes and their
-        buffer: :meth:`_missed_room`), their CIGARs into the chunk's
-        ``text`` and their lengths into ``lengths``, so that they are packed with the others.
-        ``chunk``: the chunk's per-pair arguments on the device and its lengths on the host.
-        Returns the device buffers the kernels use."""
+        buffer: :meth:`_missed_room`), their CIGARs into the chunk's ``text`` and their lengths
+        into ``lengths``, so that they are packed with the others. ``chunk``: the chunk's
+        per-pair arguments on the device and its lengths on the host. Returns the device
+        buffers the kernels use."""
         cp, stream = self.cp, self.stream
         fill, walk, gather, scatter = kernels
         q_start, m, t_start, n, slot, text_offset, host_m, host_n = chunk
