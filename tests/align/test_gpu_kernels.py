@@ -332,6 +332,27 @@ def test_band_group_takes_the_narrowest_window_that_holds_the_margin() -> None:
     assert choose("local", np.array([40]), np.array([44])) is None
 
 
+def test_missed_room_takes_the_chunks_flags_or_a_buffer_within_a_quarter_of_the_budget() -> None:
+    # a share run's host side only (numpy for CuPy): how many missed pairs a chunk runs itself
+    run = object.__new__(_gpu_traceback._ShareRun)
+    run.cp, run.affine = np, True
+    launch = _gpu_backend._Launch("s16x2", "s16x2", 8, 24, np.arange(4096))
+    m, n = np.full(4096, 512), np.full(4096, 563)
+    whole = int(_gpu_traceback.flag_bytes(m.max(), n.max(), 24, 8, True))
+    cap = 4096 // _gpu_traceback._MISSED_SHARE + _gpu_traceback._MISSED_LEAST
+    run.flags, run.budget = np.empty(cap * whole, dtype=np.uint8), 1 << 30
+    room, each, flags = run._missed_room(launch, m, n)
+    assert (room, each) == (cap, whole) and flags is run.flags
+    # the chunk's flags too small: a buffer of its own, no larger than a quarter of the budget
+    run.flags, run.budget = np.empty(cap * whole - 1, dtype=np.uint8), 4 * 10 * whole + 3
+    room, each, flags = run._missed_room(launch, m, n)
+    assert (room, each) == (10, whole) and flags is not run.flags and flags.size == 10 * whole
+    run.budget = 4 * whole - 1
+    assert run._missed_room(launch, m, n) == (0, whole, None)
+    # never more than the chunk's pairs (five fit the chunk's flags here)
+    assert run._missed_room(launch, m[:5], n[:5]) == (5, whole, run.flags)
+
+
 def test_few_short_pairs_outside_their_band_run_on_the_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
     # a few pairs' cells: the CPU backend's answer, with no device call (none here: CuPy
     # is not needed); past the threshold they would go to the device
