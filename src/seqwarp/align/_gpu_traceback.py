@@ -705,8 +705,9 @@ class _ShareRun:
         listed, cap, stride, flags = missed
         alpha, fields = self.matrix.shape[0], self.fields
         matrix, gap_open, gap_extend = self.device_matrix, self.gap_open, self.gap_extend
-        starts = [cp.empty(cap, dtype=np.int64) for _ in range(5)]
-        q_first, t_first, slots, text_at, flag_at = starts
+        q_first, t_first, slots, text_at, flag_at = (
+            cp.empty(cap, dtype=np.int64) for _ in range(5)
+        )
         q_len, t_len, text_len = (cp.empty(cap, dtype=np.int32) for _ in range(3))
         ends = cp.empty((cap, 3), dtype=np.int32)
         threads = (-(-cap // _BLOCK),), (_BLOCK,)
@@ -743,7 +744,19 @@ class _ShareRun:
         )  # fmt: skip
         scatter(*threads, (listed, np.int32(cap), text_len, lengths))
         _mark(self.marks, "walk", stream)
-        return (*starts, q_len, t_len, text_len, ends, scratch, flags)
+        return (
+            q_first,
+            t_first,
+            slots,
+            text_at,
+            flag_at,
+            q_len,
+            t_len,
+            text_len,
+            ends,
+            scratch,
+            flags,
+        )
 
 
 def _band_grid(
