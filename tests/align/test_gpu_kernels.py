@@ -332,25 +332,25 @@ def test_band_group_takes_the_narrowest_window_that_holds_the_margin() -> None:
     assert choose("local", np.array([40]), np.array([44])) is None
 
 
-def test_missed_room_takes_the_chunks_flags_or_a_buffer_within_a_quarter_of_the_budget() -> None:
-    # a share run's host side only (numpy for CuPy): how many missed pairs a chunk runs itself
+def test_missed_room_is_a_share_of_the_chunk_within_a_quarter_of_the_budget() -> None:
+    # a share run's host side only: how many missed pairs a chunk runs itself
     run = object.__new__(_gpu_traceback._ShareRun)
-    run.cp, run.affine = np, True
+    run.affine = True
     launch = _gpu_backend._Launch("s16x2", "s16x2", 8, 24, np.arange(4096))
     m, n = np.full(4096, 512), np.full(4096, 563)
     whole = int(_gpu_traceback.flag_bytes(m.max(), n.max(), 24, 8, True))
+    assert whole > 512 * 563 // 2  # 4 bits a cell at least
     cap = 4096 // _gpu_traceback._MISSED_SHARE + _gpu_traceback._MISSED_LEAST
-    run.flags, run.budget = np.empty(cap * whole, dtype=np.uint8), 1 << 30
-    room, each, flags = run._missed_room(launch, m, n)
-    assert (room, each) == (cap, whole) and flags is run.flags
-    # the chunk's flags too small: a buffer of its own, no larger than a quarter of the budget
-    run.flags, run.budget = np.empty(cap * whole - 1, dtype=np.uint8), 4 * 10 * whole + 3
-    room, each, flags = run._missed_room(launch, m, n)
-    assert (room, each) == (10, whole) and flags is not run.flags and flags.size == 10 * whole
+    run.budget = 1 << 30
+    assert run._missed_room(launch, m, n) == (cap, whole)
+    # their flags no larger than a quarter of the budget
+    run.budget = 4 * 10 * whole + 3
+    assert run._missed_room(launch, m, n) == (10, whole)
     run.budget = 4 * whole - 1
-    assert run._missed_room(launch, m, n) == (0, whole, None)
-    # never more than the chunk's pairs (five fit the chunk's flags here)
-    assert run._missed_room(launch, m[:5], n[:5]) == (5, whole, run.flags)
+    assert run._missed_room(launch, m, n) == (0, whole)
+    # never more than the chunk's pairs
+    run.budget = 1 << 30
+    assert run._missed_room(launch, m[:5], n[:5]) == (5, whole)
 
 
 def test_few_short_pairs_outside_their_band_run_on_the_cpu(monkeypatch: pytest.MonkeyPatch) -> None:

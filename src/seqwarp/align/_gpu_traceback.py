@@ -20,9 +20,10 @@ band of diagonals instead of the whole matrix (``band_fill``, ``kernels/align_ba
 window as wide as the lengths' difference and a margin for the errors, run in groups of 4 to
 32 threads. The walk checks each pair's band against the bound its score sets and lists the
 pairs whose band may have missed an optimal path; the chunk aligns them again on the whole
-matrix before its CIGARs are packed (no host pass, no splice), and those past the chunk's room
-for them run after the call's chunks (by the CPU backend when they are few and short), so the
-band changes no result, only the time.
+matrix before its CIGARs are packed (no host pass, no splice; on a stream of its own, which
+the next chunk's kernels do not wait for), and those past the chunk's room for them run after
+the call's chunks (by the CPU backend when they are few and short), so the band changes no
+result, only the time.
 
 Several devices each take a contiguous range of a call's pairs of near-equal cells, in a
 host thread of their own; a range whose residues or buffers do not fit its device runs there
@@ -399,9 +400,11 @@ class _ShareRun:
     costs the host the same for any number of pairs (computed on the host, a million pairs'
     took 30-55 ms before the first kernel). A chunk's flags fit ``budget`` bytes at the
     launch's largest pair; the first chunks are small (each next one twice as large), so that
-    the first kernels wait only for their own pairs' residues. A chunk's CIGARs are collected
-    while the device runs the next one (:class:`_Texts`); the fields, column-major in the
-    share's order, cross once at the end."""
+    the first kernels wait only for their own pairs' residues. A chunk's second pass (the pairs
+    its band missed) and its packing run on a stream of their own that the next chunk's
+    kernels do not wait for. A chunk's CIGARs are collected while the device runs the next one
+    (:class:`_Texts`); the fields, column-major in the share's order, cross once at the
+    end."""
 
     def __init__(
         self,
@@ -423,13 +426,17 @@ class _ShareRun:
         self.affine = gap_open != gap_extend
         self.budget, self.marks = budget, marks
         self.device = cp.cuda.runtime.getDevice()
-        self.stream, self.copies = thread_streams(cp, self.device, 2)
+        self.stream, self.copies, again = thread_streams(cp, self.device, 3)
+        # the second pass's and the packing's stream; the kernels' own when the caller times
+        # each phase's kernels (their marks follow one another on one stream)
+        self.again = self.stream if marks is not None else again
         with self.stream:  # the kernels' stream (non-blocking: it would not wait for the default)
             self.device_matrix = cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32))
             # the last column: the stand-in pairs' fields (gather_missed)
             self.fields = cp.empty((_FIELDS, len(m) + 1), dtype=np.int32)
         self.texts = _Texts(len(m), _text_bound(m, n))
         self.flags: Any = None
+        self.missed_flags: Any = None  # the second pass's, on its stream only
         self.pending: _Pending | None = None
         self.most = _LEAD_PAIRS
         # each stage's pinned arguments, until the kernels' stream has been synchronised
@@ -462,6 +469,7 @@ class _ShareRun:
             # also after an error: nothing of this share is left running or copying
             wait([task for task in planned if not task.cancel()])
             self.stream.synchronize()
+            self.again.synchronize()
             self.upload.join()
             self.texts.finish()
         return _pinned_copy(cp, self.fields, self.stream)[:, : len(self.m)]
@@ -560,7 +568,8 @@ class _ShareRun:
                 except cp.cuda.memory.OutOfMemoryError:
                     # a smaller chunk, after what is queued has finished
                     self.stream.synchronize()
-                    self.flags = None
+                    self.again.synchronize()
+                    self.flags = self.missed_flags = None
                     cp.get_default_memory_pool().free_all_blocks()
                     if y - x == 1:
                         raise
@@ -583,17 +592,17 @@ class _ShareRun:
         y: int,
         per_pair: int,
     ) -> _Pending:
-        """Queue pairs ``x:y`` of a stage (one launch's) on the kernels' stream: forward pass,
-        walk and packing (``kernels``, then with a band the kernels that run its misses again:
-        :meth:`_queue_missed`; ``band``: the band fill's tile, None for the whole matrix);
-        ``args``: the stage's per-pair arguments on the device, ``per_pair``: the flag bytes
-        of the launch's largest pair."""
+        """Queue pairs ``x:y`` of a stage (one launch's): forward pass and walk on the
+        kernels' stream, then packing, after the pairs a band missed have run again
+        (:meth:`_queue_missed`) on the second pass's stream (``kernels``: fill, walk, pack,
+        then with a band the second pass's; ``band``: the band fill's tile, None for the whole
+        matrix); ``args``: the stage's per-pair arguments on the device, ``per_pair``: the
+        flag bytes of the launch's largest pair."""
         cp, stream, pairs = self.cp, self.stream, stage.pairs
         fill, walk, pack, *again = kernels
         count = y - x
         alpha = self.matrix.shape[0]
         matrix, gap_open, gap_extend = self.device_matrix, self.gap_open, self.gap_extend
-        codes, fields = self.upload.codes, self.fields
         with stream:
             q_start, t_start = args["q_start"][x:y], args["t_start"][x:y]
             m, n, slot = args["m"][x:y], args["n"][x:y], args["slot"][x:y]
@@ -613,98 +622,158 @@ class _ShareRun:
             ends = cp.empty((count, 3), dtype=np.int32)
             lengths = cp.empty(count, dtype=np.int32)
             offsets = cp.zeros(count + 1, dtype=np.int64)
-            missed, room = lengths, (0, 0, None)  # the whole matrix's walk lists no misses
+            chunk = (q_start, m, t_start, n, slot)
+            missed, room = lengths, (0, 0)  # the whole matrix's walk lists no misses
             if band:
                 room = self._missed_room(launch, host_m, host_n)
                 missed = cp.zeros(1 + room[0], dtype=np.int32)
                 grid = _band_grid(launch, *band, count, alpha)
                 band_lo = cp.empty(count, dtype=np.int32)
-                fill_args: tuple = (
-                    codes, q_start, m, t_start, n, np.int32(count), matrix, np.int32(alpha),
-                    np.int32(gap_open), np.int32(gap_extend), ends, band_lo, flags, flag_offset,
+                grid.configure(fill)
+                _mark(self.marks, "start", stream)
+                fill(
+                    (grid.blocks,), (_BLOCK,),
+                    (
+                        self.upload.codes, q_start, m, t_start, n, np.int32(count), matrix,
+                        np.int32(alpha), np.int32(gap_open), np.int32(gap_extend), ends,
+                        band_lo, flags, flag_offset,
+                    ),
+                    shared_mem=grid.shared,
                 )  # fmt: skip
                 tile = band
             else:
-                grid = _gpu_backend._Grid.of(
-                    launch, count, int(host_m.max()), int(host_n.max()), alpha
-                )
-                scratch = cp.empty(grid.scratch, dtype=np.uint32)
-                band_lo = scratch  # not read by the walk
-                fill_args = (
-                    codes, q_start, m, t_start, n, np.int32(count), matrix, np.int32(alpha),
-                    np.int32(gap_open), np.int32(gap_extend), scratch, np.int64(grid.stride),
-                    ends, flags, flag_offset,
-                )  # fmt: skip
+                _mark(self.marks, "start", stream)
+                band_lo = self._fill_whole(
+                    fill, launch, chunk[:4], (host_m, host_n), ends, flags, flag_offset
+                )  # not read by the walk
                 tile = (launch.columns, launch.group)
-            grid.configure(fill)
-            _mark(self.marks, "start", stream)
-            fill((grid.blocks,), (_BLOCK,), fill_args, shared_mem=grid.shared)
             _mark(self.marks, "fill", stream)
-            threads = (-(-count // _BLOCK),), (_BLOCK,)
-            walk(
-                *threads,
-                (
-                    codes, q_start, t_start, np.int32(count), flags, flag_offset, m,
-                    np.int32(tile[0]), np.int32(tile[1]), matrix, np.int32(alpha),
-                    np.int32(gap_open), np.int32(gap_extend), ends, text, text_offset, lengths,
-                    slot, np.int64(fields.shape[1]), fields, n, band_lo,
-                    np.int32(self.matrix.max()), missed, np.int32(room[0]),
-                ),
+            self._walk(
+                walk, tile, chunk, (flags, flag_offset, ends, band_lo),
+                (text, text_offset, lengths), (missed, room[0]),
             )  # fmt: skip
             _mark(self.marks, "walk", stream)
-            again_alive: tuple = ()
+        # the second pass and the packing on a stream of their own, which the next chunk's
+        # kernels do not wait for (a missed pair's whole matrix on one group is a latency)
+        last = self.again
+        last.wait_event(stream.record())
+        second: tuple = ()
+        with last:
             if room[0]:
-                chunk = (q_start, m, t_start, n, slot, text_offset, host_m, host_n)
-                again_alive = self._queue_missed(
-                    again, launch, chunk, (missed, *room), text, spare_text, lengths
-                )
+                second = self._queue_missed(
+                    again, launch, (*chunk, text_offset, host_m, host_n), (missed, *room),
+                    text, spare_text, lengths,
+                )  # fmt: skip
             cp.cumsum(lengths, dtype=np.int64, out=offsets[1:])
+            threads = (-(-count // _BLOCK),), (_BLOCK,)
             pack(*threads, (text, text_offset, lengths, offsets, np.int32(count), packed))
-            _mark(self.marks, "pack", stream)
+            _mark(self.marks, "pack", last)
         positions = (
             slice(stage.start + x, stage.start + y)
             if pairs.identity
             else stage.start + pairs.order[x:y]
         )
-        alive = (ends, text, lengths, band_lo, flag_offset, text_offset, args, missed, again_alive)
-        return _Pending(positions, offsets, packed, stream.record(), alive)
+        alive = (ends, text, lengths, band_lo, flag_offset, text_offset, args, missed, second)
+        return _Pending(positions, offsets, packed, last.record(), alive)
+
+    def _fill_whole(
+        self,
+        fill: Any,
+        launch: _gpu_backend._Launch,
+        chunk: tuple[Any, Any, Any, Any],
+        lengths: tuple[np.ndarray, np.ndarray],
+        ends: Any,
+        flags: Any,
+        flag_at: Any,
+    ) -> Any:
+        """Queue the whole matrix's forward pass of ``chunk``'s pairs (their query starts,
+        query lengths, target starts and target lengths on the device; ``lengths`` on the
+        host) on the current stream, their flags into ``flags`` at ``flag_at``; returns the
+        scratch buffer its stages use."""
+        q_start, m, t_start, n = chunk
+        count, alpha = len(m), self.matrix.shape[0]
+        grid = _gpu_backend._Grid.of(
+            launch, count, int(lengths[0].max()), int(lengths[1].max()), alpha
+        )
+        scratch = self.cp.empty(grid.scratch, dtype=np.uint32)
+        grid.configure(fill)
+        fill(
+            (grid.blocks,), (_BLOCK,),
+            (
+                self.upload.codes, q_start, m, t_start, n, np.int32(count), self.device_matrix,
+                np.int32(alpha), np.int32(self.gap_open), np.int32(self.gap_extend), scratch,
+                np.int64(grid.stride), ends, flags, flag_at,
+            ),
+            shared_mem=grid.shared,
+        )  # fmt: skip
+        return scratch
+
+    def _walk(
+        self,
+        walk: Any,
+        tile: tuple[int, int],
+        chunk: tuple[Any, Any, Any, Any, Any],
+        forward: tuple[Any, Any, Any, Any],
+        out: tuple[Any, Any, Any],
+        missed: tuple[Any, int],
+    ) -> None:
+        """Queue the walk of ``chunk``'s pairs (query starts and lengths, target starts and
+        lengths, field columns) on the current stream: ``forward``, the forward pass's flags,
+        their places, the pairs' ends and band starts (the band fill's ``tile``, else the
+        whole matrix's); ``out``, the CIGARs' buffer, places and lengths; ``missed``, the
+        band walk's list of pairs its band did not hold and its room."""
+        q_start, m, t_start, n, slot = chunk
+        flags, flag_at, ends, band_lo = forward
+        text, text_at, lengths = out
+        listed, room = missed
+        count, fields = len(m), self.fields
+        walk(
+            (-(-count // _BLOCK),), (_BLOCK,),
+            (
+                self.upload.codes, q_start, t_start, np.int32(count), flags, flag_at, m,
+                np.int32(tile[0]), np.int32(tile[1]), self.device_matrix,
+                np.int32(self.matrix.shape[0]), np.int32(self.gap_open),
+                np.int32(self.gap_extend), ends, text, text_at, lengths, slot,
+                np.int64(fields.shape[1]), fields, n, band_lo, np.int32(self.matrix.max()),
+                listed, np.int32(room),
+            ),
+        )  # fmt: skip
 
     def _missed_room(
         self, launch: _gpu_backend._Launch, m: np.ndarray, n: np.ndarray
-    ) -> tuple[int, int, Any]:
+    ) -> tuple[int, int]:
         """How many of a chunk's pairs (lengths ``m`` and ``n``, under ``launch``) its band may
-        miss and the chunk still runs again on the whole matrix itself, the flag bytes each
-        takes there, and their flags' buffer: the chunk's own when it holds them (the band's
-        walk has read it by then), else one of its own within a quarter of the budget."""
+        miss and the chunk still runs again on the whole matrix itself, and the flag bytes
+        each takes there: their flags stay within a quarter of the budget."""
         whole = int(flag_bytes(m.max(), n.max(), launch.columns, launch.group, self.affine))
-        cap = min(len(m), len(m) // _MISSED_SHARE + _MISSED_LEAST)
-        if cap * whole <= self.flags.size:
-            return cap, whole, self.flags
-        cap = min(cap, self.budget // 4 // whole)
-        return cap, whole, self.cp.empty(cap * whole, dtype=np.uint8) if cap else None
+        cap = min(len(m), len(m) // _MISSED_SHARE + _MISSED_LEAST, self.budget // 4 // whole)
+        return cap, whole
 
     def _queue_missed(
         self,
         kernels: list[Any],
         launch: _gpu_backend._Launch,
         chunk: tuple,
-        missed: tuple[Any, int, int, Any],
+        missed: tuple[Any, int, int],
         text: Any,
         spare_text: int,
         lengths: Any,
     ) -> tuple:
-        """Queue the whole matrix's fill and walk for a chunk's pairs that its band did not
-        hold (``missed``: the band walk's list, its ``cap``, each entry's flag bytes and their
-        buffer: :meth:`_missed_room`), their CIGARs into the chunk's ``text`` and their lengths
-        into ``lengths``, so that they are packed with the others. ``chunk``: the chunk's
-        per-pair arguments on the device and its lengths on the host. Returns the device
+        """Queue, on the current stream, the whole matrix's fill and walk for a chunk's pairs
+        that its band did not hold (``missed``: the band walk's list, its ``cap`` and each
+        entry's flag bytes: :meth:`_missed_room`), their CIGARs into the chunk's ``text`` and
+        their lengths into ``lengths``, so that they are packed with the others. ``chunk``:
+        the chunk's per-pair arguments on the device and its lengths on the host. Their flags
+        take the second pass's buffer, which only this stream uses. Returns the device
         buffers the kernels use."""
-        cp, stream = self.cp, self.stream
+        cp = self.cp
         fill, walk, gather, scatter = kernels
         q_start, m, t_start, n, slot, text_offset, host_m, host_n = chunk
-        listed, cap, stride, flags = missed
-        alpha, fields = self.matrix.shape[0], self.fields
-        matrix, gap_open, gap_extend = self.device_matrix, self.gap_open, self.gap_extend
+        listed, cap, stride = missed
+        if self.missed_flags is None or self.missed_flags.size < cap * stride:
+            self.missed_flags = None
+            self.missed_flags = cp.empty(cap * stride, dtype=np.uint8)
+        flags, fields = self.missed_flags, self.fields
         q_first, t_first, slots, text_at, flag_at = (
             cp.empty(cap, dtype=np.int64) for _ in range(5)
         )
@@ -719,44 +788,17 @@ class _ShareRun:
                 q_first, q_len, t_first, t_len, slots, text_at, flag_at,
             ),
         )  # fmt: skip
-        grid = _gpu_backend._Grid.of(launch, cap, int(host_m.max()), int(host_n.max()), alpha)
-        scratch = cp.empty(grid.scratch, dtype=np.uint32)
-        grid.configure(fill)
-        fill(
-            (grid.blocks,), (_BLOCK,),
-            (
-                self.upload.codes, q_first, q_len, t_first, t_len, np.int32(cap), matrix,
-                np.int32(alpha), np.int32(gap_open), np.int32(gap_extend), scratch,
-                np.int64(grid.stride), ends, flags, flag_at,
-            ),
-            shared_mem=grid.shared,
-        )  # fmt: skip
-        _mark(self.marks, "fill", stream)
-        walk(
-            *threads,
-            (
-                self.upload.codes, q_first, t_first, np.int32(cap), flags, flag_at, q_len,
-                np.int32(launch.columns), np.int32(launch.group), matrix, np.int32(alpha),
-                np.int32(gap_open), np.int32(gap_extend), ends, text, text_at, text_len, slots,
-                np.int64(fields.shape[1]), fields, t_len, text_len, np.int32(self.matrix.max()),
-                listed, np.int32(0),
-            ),
+        again = (q_first, q_len, t_first, t_len)
+        scratch = self._fill_whole(fill, launch, again, (host_m, host_n), ends, flags, flag_at)
+        _mark(self.marks, "fill", self.again)
+        # the walk lists nothing here; its unread band starts are the lengths
+        self._walk(
+            walk, (launch.columns, launch.group), (*again, slots),
+            (flags, flag_at, ends, text_len), (text, text_at, text_len), (listed, 0),
         )  # fmt: skip
         scatter(*threads, (listed, np.int32(cap), text_len, lengths))
-        _mark(self.marks, "walk", stream)
-        return (
-            q_first,
-            t_first,
-            slots,
-            text_at,
-            flag_at,
-            q_len,
-            t_len,
-            text_len,
-            ends,
-            scratch,
-            flags,
-        )
+        _mark(self.marks, "walk", self.again)
+        return (*again, slots, text_at, flag_at, text_len, ends, scratch)
 
 
 def _band_grid(
