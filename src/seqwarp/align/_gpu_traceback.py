@@ -426,10 +426,10 @@ class _ShareRun:
         self.affine = gap_open != gap_extend
         self.budget, self.marks = budget, marks
         self.device = cp.cuda.runtime.getDevice()
-        self.stream, self.copies, again = thread_streams(cp, self.device, 3)
+        self.stream, self.copies, second = thread_streams(cp, self.device, 3)
         # the second pass's and the packing's stream; the kernels' own when the caller times
         # each phase's kernels (their marks follow one another on one stream)
-        self.again = self.stream if marks is not None else again
+        self.second_stream = self.stream if marks is not None else second
         with self.stream:  # the kernels' stream (non-blocking: it would not wait for the default)
             self.device_matrix = cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32))
             # the last column: the stand-in pairs' fields (gather_missed)
@@ -469,7 +469,7 @@ class _ShareRun:
             # also after an error: nothing of this share is left running or copying
             wait([task for task in planned if not task.cancel()])
             self.stream.synchronize()
-            self.again.synchronize()
+            self.second_stream.synchronize()
             self.upload.join()
             self.texts.finish()
         return _pinned_copy(cp, self.fields, self.stream)[:, : len(self.m)]
@@ -568,7 +568,7 @@ class _ShareRun:
                 except cp.cuda.memory.OutOfMemoryError:
                     # a smaller chunk, after what is queued has finished
                     self.stream.synchronize()
-                    self.again.synchronize()
+                    self.second_stream.synchronize()
                     self.flags = self.missed_flags = None
                     cp.get_default_memory_pool().free_all_blocks()
                     if y - x == 1:
@@ -655,7 +655,7 @@ class _ShareRun:
             _mark(self.marks, "walk", stream)
         # the second pass and the packing on a stream of their own, which the next chunk's
         # kernels do not wait for (a missed pair's whole matrix on one group is a latency)
-        last = self.again
+        last = self.second_stream
         last.wait_event(stream.record())
         second: tuple = ()
         with last:
@@ -788,17 +788,17 @@ class _ShareRun:
                 q_first, q_len, t_first, t_len, slots, text_at, flag_at,
             ),
         )  # fmt: skip
-        again = (q_first, q_len, t_first, t_len)
-        scratch = self._fill_whole(fill, launch, again, (host_m, host_n), ends, flags, flag_at)
-        _mark(self.marks, "fill", self.again)
+        rerun = (q_first, q_len, t_first, t_len)
+        scratch = self._fill_whole(fill, launch, rerun, (host_m, host_n), ends, flags, flag_at)
+        _mark(self.marks, "fill", self.second_stream)
         # the walk lists nothing here; its unread band starts are the lengths
         self._walk(
-            walk, (launch.columns, launch.group), (*again, slots),
+            walk, (launch.columns, launch.group), (*rerun, slots),
             (flags, flag_at, ends, text_len), (text, text_at, text_len), (listed, 0),
         )  # fmt: skip
         scatter(*threads, (listed, np.int32(cap), text_len, lengths))
-        _mark(self.marks, "walk", self.again)
-        return (*again, slots, text_at, flag_at, text_len, ends, scratch)
+        _mark(self.marks, "walk", self.second_stream)
+        return (*rerun, slots, text_at, flag_at, text_len, ends, scratch)
 
 
 def _band_grid(
