@@ -32,7 +32,8 @@
 // The profile holds the G blocks of the window, one slot a thread (the same layout as
 // align_dp.cuh's stripe profile); a slot is refilled by the whole group once its block has
 // left the window, G steps before its next block needs it. The query letters come from global
-// memory a row at a time (a thread's rows follow each other across its blocks).
+// memory a row at a time, a working step before the row (a thread's rows follow each other
+// across its blocks).
 //
 // Flags: as align_dp.cuh's, by step: pair p's cell (i, j), in block cb = (j - 1) / K at its
 // column c = (j - 1) % K, is the BITS bits from bit BITS * (c % (8 / BITS)) of byte
@@ -237,6 +238,18 @@ __device__ __forceinline__ void band_dp(
 #pragma unroll
     for (int c = 0; c < K; ++c) hg[c] = L::splat(boundary<MODE>(cb * K + c + 1, go, ge) - go);
 
+    // the row's letters, a byte a pair (the padding letter below a pair's last row). A thread's
+    // rows are 1, 2, 3, ... across its blocks (block cb + G's first row follows block cb's
+    // last), so each row's letters are loaded a working step ahead: the load's latency passes
+    // during the step before, not at the head of the row's dependent chain
+    auto row_letters = [&](int row) {
+        unsigned x = 0;
+#pragma unroll
+        for (int k = 0; k < PAIRS; ++k)
+            x |= (row <= m[k] ? (unsigned)query[k][row] : (unsigned)alpha) << (8 * k);
+        return x;
+    };
+    unsigned q_next = row_letters(1);
     // the left neighbour's last column (hg, F) as sent at the last step, and hg the step before
     V recv_h = v_neg, recv_f = v_neg, recv_diag = v_neg;
     for (int s = 0; s < steps; ++s) {
@@ -269,10 +282,8 @@ __device__ __forceinline__ void band_dp(
                 f_left = v_neg;
                 diag_left = L::splat(boundary<MODE>(i - 1, go, ge) - go);
             }
-            unsigned q = 0;                                // the row's letters, a byte a pair
-#pragma unroll
-            for (int k = 0; k < PAIRS; ++k)
-                q |= (i <= m[k] ? (unsigned)query[k][i] : (unsigned)alpha) << (8 * k);
+            const unsigned q = q_next;
+            q_next = row_letters(i + 1);
             V sub[K];
             profile_scores<L, K, G>(my_prof, q, letters, sub);
             // align_dp.cuh's row and flags
