@@ -64,8 +64,8 @@ __global__ void __launch_bounds__(block_threads<L, 1>()) align_fill(
 }
 
 // at least one block a multiprocessor, said outright: with the block size alone ptxas held the
-// fill to 80 registers and spilled its row's query pointers to local memory, a round trip to
-// L2 at the head of each step (the shared-memory carve-out leaves L1 little room)
+// fill to 80 registers and spilled a query pointer to local memory, a round trip to L2 at the
+// head of each step (the shared-memory carve-out leaves L1 little room)
 template <int MODE, bool AFFINE, class L, int K, int G>
 __global__ void __launch_bounds__(block_threads<L, 1>(), 1) band_fill(
     const unsigned char* __restrict__ codes,
