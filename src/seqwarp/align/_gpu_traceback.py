@@ -606,10 +606,7 @@ class _ShareRun:
         with stream:
             q_start, t_start = args["q_start"][x:y], args["t_start"][x:y]
             m, n, slot = args["m"][x:y], args["n"][x:y], args["slot"][x:y]
-            if self.flags is None or self.flags.size < count * per_pair:
-                self.flags = None
-                self.flags = cp.empty(count * per_pair, dtype=np.uint8)
-            flags = self.flags
+            flags = self._flag_buffer("flags", count * per_pair)
             # each pair's flags, and its CIGAR in 2 (m + n) bytes of whole 4-byte words (the
             # walk stores words), after the previous pair's
             flag_offset = _starts(cp, self._flag_bytes(m, n, launch, band))
@@ -675,6 +672,15 @@ class _ShareRun:
         )
         alive = (ends, text, lengths, band_lo, flag_offset, text_offset, args, missed, second)
         return _Pending(positions, offsets, packed, last.record(), alive)
+
+    def _flag_buffer(self, name: str, size: int) -> Any:
+        """The flag buffer kept in attribute ``name`` (``flags``, ``missed_flags``), replaced
+        on the current stream by one of ``size`` bytes when smaller (the old one dropped
+        first, so that the pool can reuse its memory)."""
+        if getattr(self, name) is None or getattr(self, name).size < size:
+            setattr(self, name, None)
+            setattr(self, name, self.cp.empty(size, dtype=np.uint8))
+        return getattr(self, name)
 
     def _fill_whole(
         self,
@@ -770,10 +776,7 @@ class _ShareRun:
         fill, walk, gather, scatter = kernels
         q_start, m, t_start, n, slot, text_offset, host_m, host_n = chunk
         listed, cap, stride = missed
-        if self.missed_flags is None or self.missed_flags.size < cap * stride:
-            self.missed_flags = None
-            self.missed_flags = cp.empty(cap * stride, dtype=np.uint8)
-        flags, fields = self.missed_flags, self.fields
+        flags, fields = self._flag_buffer("missed_flags", cap * stride), self.fields
         q_first, t_first, slots, text_at, flag_at = (
             cp.empty(cap, dtype=np.int64) for _ in range(5)
         )
