@@ -92,37 +92,33 @@ __global__ void __launch_bounds__(block_threads<L, 1>(), 1) band_fill(
 // to the next, and the walk was bound by L2 traffic. `base` is 16-byte aligned, and every
 // aligned 16 bytes that hold a byte read lie inside its buffer. `fetch` and `byte` apart: a
 // step fetches all its windows first, so that their loads wait together, not one after another.
-// FROM_DRAM: the bytes have mostly left L2 by the time they are read (the flags, written by
-// the fill long before their walk): a load that misses L2 has it fetch the aligned 256 bytes
-// around it from DRAM (PTX's L2::256B prefetch size, Ampere and later), not the 32-byte
-// sector, so that one round trip serves up to 16 of the walk's steps back through a pair's
-// flags, not 2. The residues take plain loads (with the wider fetch for them too, the walks
-// ran 2-11 % longer).
-template <bool FROM_DRAM>
-__device__ __forceinline__ void load_window(const unsigned char* p, unsigned (&w)[4]) {
-#if __CUDA_ARCH__ >= 800
-    if constexpr (FROM_DRAM) {
-        asm("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-            : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
-            : "l"(p));
-        return;
-    }
-#endif
-    load_words<4>(p, w);
-}
-
-template <bool FROM_DRAM>
+// `wide`: the bytes have mostly left L2 by the time they are read (the flags, written by the
+// fill long before their walk), so a load that misses L2 has it fetch the aligned 256 bytes
+// around it from DRAM (PTX's L2::256B prefetch size, Ampere and later), not the 32-byte sector:
+// one round trip then serves every step of a walk back through them whose flags lie in those
+// 256 bytes, not one or two (see WIDE_FETCH_STEP_BYTES). The residues take plain loads (with
+// the wider fetch for them too, the walks ran 2-12 % longer).
 struct Window {
     const unsigned char* base;
+    bool wide;
     long long held = -1;  // bytes 16 held ... 16 held + 15 are in w
     unsigned w[4];
 
-    __device__ explicit Window(const unsigned char* b) : base(b) {}
+    __device__ Window(const unsigned char* b, bool wide_fetch) : base(b), wide(wide_fetch) {}
     // the aligned 16 bytes that hold `offset` into w, unless they are there
     __device__ void fetch(long long offset) {
         if (offset >> 4 != held) {
             held = offset >> 4;
-            load_window<FROM_DRAM>(base + (held << 4), w);
+            const unsigned char* at = base + (held << 4);
+#if __CUDA_ARCH__ >= 800
+            if (wide) {
+                asm("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                    : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+                    : "l"(at));
+                return;
+            }
+#endif
+            load_words<4>(at, w);
         }
     }
     // the byte at `offset`, fetched before
@@ -131,6 +127,14 @@ struct Window {
         return (pick_bits<4>(w, r >> 2) >> (8 * (r & 3))) & 0xffu;
     }
 };
+
+// The most bytes of a step's flags (a stripe's threads' flags of a row: the walk reads 16 of
+// them a step) for which the walk fetches them 256 bytes at a time. As the steps grow, more of
+// each fetch is other threads' flags the walk never reads, and the walk turns from waiting on
+// DRAM round trips to filling DRAM with bytes it does not use. Measured on an H200: 16 to 96
+// bytes a step, walks 8-26 % shorter; 128 (512 bp semi-global and local affine bands of 16
+// threads) 11 % longer.
+constexpr int WIDE_FETCH_STEP_BYTES = 96;
 
 // The CIGAR written backwards into 4-byte aligned words (the walk meets runs last to first;
 // pack_text turns the text around): bytes gather in a register, stored a word at a time.
@@ -220,14 +224,14 @@ __global__ void __launch_bounds__(128) trace_walk(
             return;
         }
     }
-    // the residues and the flags through 16-byte windows in registers
-    const long long q_first = q_start[p] - 1, t_first = t_start[p] - 1;  // residue 1 at + 1
-    Window<false> q(codes), t(codes);
-    Window<true> cells(flags + flag_offset[p]);
     // a thread's bytes of a row and a step's bytes of a stripe (align_dp.cuh's layout)
     constexpr int BITS = flag_bits<AFFINE>(), PER_BYTE = 8 / BITS;
     const int thread_bytes = 4 * ((columns * BITS + 31) / 32);
     const long long step_bytes = (long long)group * thread_bytes;
+    // the residues and the flags through 16-byte windows in registers
+    const long long q_first = q_start[p] - 1, t_first = t_start[p] - 1;  // residue 1 at + 1
+    Window q(codes, false), t(codes, false);
+    Window cells(flags + flag_offset[p], step_bytes <= WIDE_FETCH_STEP_BYTES);
     const long long stripe_steps = q_len[p] + group - 1;
     ReversedText out(text + text_offset[p]);
     const int q_end = ends[3 * p + 1], t_end = ends[3 * p + 2];
