@@ -58,13 +58,15 @@ def main() -> None:
             call(*args)
             times.append(time.perf_counter() - start)
         print(f"{name} calls: {', '.join(f'{x * 1e3:.1f}' for x in times)} ms")
-    marks: list = []
+    marks = _gpu_traceback.PhaseMarks()
     start = time.perf_counter()
     _gpu_traceback.align(*args, marks=marks)
     cp.cuda.Device().synchronize()
     wall = time.perf_counter() - start
-    first = marks[0][1]
-    timeline = ", ".join(f"{phase} {cp.cuda.get_elapsed_time(first, e):.1f}" for phase, e in marks)
+    first = marks.events[0][1]
+    timeline = ", ".join(
+        f"{phase} {cp.cuda.get_elapsed_time(first, e):.1f}" for phase, e in marks.events
+    )
     print(f"one CIGAR call: {wall * 1e3:.1f} ms; device timeline (ms): {timeline}")
     profile = cProfile.Profile()
     profile.enable()

@@ -163,6 +163,7 @@ INSTANCES = {
     ]
     + [_gpu_traceback._PACK, _gpu_traceback._GATHER, _gpu_traceback._SCATTER],
     "microbench.cu": [f"seqwarp::op_rate<{op}>" for op in range(4)],
+    "hold.cu": ["seqwarp::hold_stream"],
 }
 
 

@@ -139,6 +139,34 @@ def test_many_stages_and_chunks_give_the_same_answer(monkeypatch: pytest.MonkeyP
         _compare(equal, [mutate(rng, s, 4, 0.1) for s in equal], scoring_for("dna", "linear"), mode)
 
 
+def test_held_phase_marks_time_every_chunk_and_change_no_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The benchmark's held marks (each chunk's stream held until its kernels are queued):
+    every chunk marked start, fill, walk, (a second pass's fill and walk,) pack; no hold ran
+    out; the phases take time; and the alignments are the CPU backend's."""
+    from seqwarp.bench.held_marks import HeldPhaseMarks
+
+    monkeypatch.setattr(_gpu_traceback, "_LEAD_PAIRS", 64)
+    rng = np.random.default_rng(17)
+    queries = [rng.integers(4, size=125, dtype=np.uint8) for _ in range(2000)]
+    # a few pairs far off their diagonal, so that some bands miss and run a second pass
+    targets = [mutate(rng, s, 4, 0.4 if k % 97 == 0 else 0.05) for k, s in enumerate(queries)]
+    scoring = scoring_for("dna", "affine")
+    q, t = batch(queries, scoring.alphabet), batch(targets, scoring.alphabet)
+    index = np.arange(len(q), dtype=np.int64)
+    args = (q, t, index, index, scoring.matrix, "global", scoring.gap_open, scoring.gap_extend)
+    marks = HeldPhaseMarks()
+    held = _gpu_traceback.align(*args, marks=marks)
+    phases = [phase for phase, _ in marks.events]
+    chunks = " ".join(phases).replace("start fill walk fill walk pack", "chunk")
+    chunks = chunks.replace("start fill walk pack", "chunk").split()
+    assert len(chunks) >= 3 and set(chunks) == {"chunk"}
+    seconds = marks.seconds()
+    assert seconds["fill"] > 0 and seconds["walk"] > 0 and seconds["pack"] > 0
+    assert_same_alignments(queries, targets, _cpu_backend.align(*args), held)
+
+
 def test_pairs_whose_flags_do_not_fit_go_to_the_cpu_in_the_same_call(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -51,7 +51,7 @@ from ._pools import pool, thread_streams
 from .plan import PairShapes
 from .results import Cigars
 
-__all__ = ["align", "band_fill_name", "band_group", "fill_name", "walk_name"]
+__all__ = ["PhaseMarks", "align", "band_fill_name", "band_group", "fill_name", "walk_name"]
 
 _BLOCK = 128
 # a device's first chunk (each next one twice as large): larger than the score kernels' first
@@ -188,7 +188,7 @@ def align(
     gap_open: int,
     gap_extend: int,
     *,
-    marks: list[tuple[str, Any]] | None = None,
+    marks: PhaseMarks | None = None,
     shapes: PairShapes | None = None,
     band: bool = True,
 ) -> tuple[np.ndarray, Cigars]:
@@ -196,9 +196,7 @@ def align(
 
     With several devices each aligns one contiguous range of the pairs, of near-equal cells,
     in a host thread of its own (as ``_gpu_backend.score`` does). ``marks``, when given,
-    receives ``(phase, CUDA event)`` pairs: ``"start"`` before each chunk, then an event
-    after its ``"fill"``, ``"walk"`` and ``"pack"`` kernels (to time the kernels apart from
-    the copies and the host's work). ``shapes``: the pairs' lengths and running total of
+    records the phases of every chunk (:class:`PhaseMarks`). ``shapes``: the pairs' lengths and running total of
     cells, when the caller has them. ``band``: let pairs take the band fill (the pairs a band
     did not hold run again without).
     """
@@ -265,7 +263,7 @@ def _outside_band(
     mode: str,
     gap_open: int,
     gap_extend: int,
-    marks: list[tuple[str, Any]] | None,
+    marks: PhaseMarks | None,
 ) -> tuple[np.ndarray, Cigars]:
     """Fields and CIGARs of the pairs a band did not hold past their chunk's room for them
     (:meth:`_ShareRun._missed_room`), on the whole matrix: by the CPU backend when they are
@@ -306,7 +304,7 @@ def _align_share(
     scoring: tuple[np.ndarray, str, int, int],
     out: np.ndarray,
     parts: list[tuple[np.ndarray | slice, Cigars]],
-    marks: list[tuple[str, Any]] | None,
+    marks: PhaseMarks | None,
     band: bool,
 ) -> np.ndarray:
     """Align one device's share of a call (pairs ``base ...`` of it: their indices and the
@@ -354,7 +352,7 @@ def _align_on_device(
     budget: int,
     out: np.ndarray,
     parts: list[tuple[np.ndarray | slice, Cigars]],
-    marks: list[tuple[str, Any]] | None,
+    marks: PhaseMarks | None,
     band: bool,
 ) -> None:
     """Align a device's share (pairs ``base ...`` of the call; those with an empty side are
@@ -417,7 +415,7 @@ class _ShareRun:
         gap_open: int,
         gap_extend: int,
         budget: int,
-        marks: list[tuple[str, Any]] | None,
+        marks: PhaseMarks | None,
         band: bool,
     ) -> None:
         self.cp, self.spans, self.m, self.n = cp, spans, m, n
@@ -893,10 +891,24 @@ class _Texts:
         return parts
 
 
-def _mark(marks: list[tuple[str, Any]] | None, phase: str, stream: Any) -> None:
-    """Record an event on ``stream`` after ``phase`` when the caller asked for marks."""
+class PhaseMarks:
+    """CUDA events between the phases of a CIGAR call's chunks, to time the kernels apart from
+    the copies and the host's work: ``"start"`` before a chunk's kernels, then one after its
+    ``"fill"``, ``"walk"`` and ``"pack"`` kernels (a band's second pass adds a fill and a walk
+    before the packing), all on the chunk's kernel stream."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, Any]] = []
+
+    def mark(self, phase: str, stream: Any) -> None:
+        """Record an event on ``stream`` after ``phase``."""
+        self.events.append((phase, stream.record()))
+
+
+def _mark(marks: PhaseMarks | None, phase: str, stream: Any) -> None:
+    """Mark ``phase`` on ``stream`` when the caller asked for marks."""
     if marks is not None:
-        marks.append((phase, stream.record()))
+        marks.mark(phase, stream)
 
 
 def _collect(cp: Any, pending: _Pending, copies: Any, texts: _Texts) -> None:

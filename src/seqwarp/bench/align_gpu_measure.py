@@ -11,7 +11,6 @@ imported only inside the functions that use the device.
 
 from __future__ import annotations
 
-import itertools
 import statistics
 from collections.abc import Sequence
 from functools import partial
@@ -24,6 +23,7 @@ from ..align.plan import cross_product_blocks
 from ..scoring import Scoring
 from ..sequences import SequenceBatch
 from .align_gpu_plan import GAPS, Workload, dna_scoring
+from .held_marks import HeldPhaseMarks
 from .report import median_seconds
 
 __all__ = [
@@ -297,13 +297,14 @@ def measure_traceback(
 
 def _traceback_kernel_seconds(part: Workload, index: np.ndarray, repeats: int) -> dict:
     """Median seconds of each traceback kernel phase (forward with flags, walk, packing) over
-    ``repeats`` calls, from CUDA events around the kernels."""
+    ``repeats`` calls, from CUDA events between the kernels of chunks that run back to back
+    (:class:`HeldPhaseMarks`: no wait for the host's launches counts)."""
     import cupy as cp
 
     s = part.scoring
     runs = []
     for _ in range(repeats):
-        marks: list = []
+        marks = HeldPhaseMarks()
         _gpu_traceback.align(
             part.queries,
             part.targets,
@@ -316,12 +317,7 @@ def _traceback_kernel_seconds(part: Workload, index: np.ndarray, repeats: int) -
             marks=marks,
         )
         cp.cuda.get_current_stream().synchronize()
-        totals = dict.fromkeys(("fill", "walk", "pack"), 0.0)
-        for (_, before), (phase, after) in itertools.pairwise(marks):
-            if phase != "start":
-                after.synchronize()
-                totals[phase] += cp.cuda.get_elapsed_time(before, after) / 1e3
-        runs.append(totals)
+        runs.append(marks.seconds())
     return {phase: statistics.median(r[phase] for r in runs) for phase in runs[0]}
 
 
