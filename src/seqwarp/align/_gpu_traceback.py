@@ -196,9 +196,9 @@ def align(
 
     With several devices each aligns one contiguous range of the pairs, of near-equal cells,
     in a host thread of its own (as ``_gpu_backend.score`` does). ``marks``, when given,
-    records the phases of every chunk (:class:`PhaseMarks`). ``shapes``: the pairs' lengths and running total of
-    cells, when the caller has them. ``band``: let pairs take the band fill (the pairs a band
-    did not hold run again without).
+    records the phases of every chunk (:class:`PhaseMarks`). ``shapes``: the pairs' lengths
+    and running total of cells, when the caller has them. ``band``: let pairs take the band
+    fill (the pairs a band did not hold run again without).
     """
     q_index = np.asarray(q_index, dtype=np.int64)
     t_index = np.asarray(t_index, dtype=np.int64)
