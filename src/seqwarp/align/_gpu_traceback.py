@@ -895,7 +895,8 @@ class PhaseMarks:
     """CUDA events between the phases of a CIGAR call's chunks, to time the kernels apart from
     the copies and the host's work: ``"start"`` before a chunk's kernels, then one after its
     ``"fill"``, ``"walk"`` and ``"pack"`` kernels (a band's second pass adds a fill and a walk
-    before the packing), all on the chunk's kernel stream."""
+    before the packing), all on the chunk's kernel stream (a call on one device: the events of
+    several would interleave)."""
 
     def __init__(self) -> None:
         self.events: list[tuple[str, Any]] = []

@@ -26,7 +26,8 @@ _LIMIT_NS = 2_000_000_000
 
 
 class HeldPhaseMarks(PhaseMarks):
-    """:class:`PhaseMarks` with each chunk's stream held until its phases are queued."""
+    """:class:`PhaseMarks` with each chunk's stream held until its phases are queued (a call on
+    one device, whose chunks are queued one after another)."""
 
     def __init__(self) -> None:
         import cupy as cp
