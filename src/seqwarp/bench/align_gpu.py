@@ -21,9 +21,11 @@ Workloads (the evaluations of AnySeq/GPU, GASAL2 and CUDASW++4.0), each named
 Times: ``kernel`` is the kernels alone (CUDA events around pre-staged launches, after a
 warm-up), ``engine`` the backend's whole ``score`` call, ``e2e`` the public API
 (``Aligner.align_indexed``, ``score_matrix``) from encoded batches to results on the host;
-each the median of ``--repeats`` runs after a warm-up. Traceback is timed end to end only:
-the public call with ``output="cigar"``, CIGAR strings and all fields back on the host, and
-set against the score-only call on the same pairs (``traceback_of_score``). Speeds are TCUPS
+each the median of ``--repeats`` runs after a warm-up. Traceback: its kernels by CUDA events
+between each chunk's phases (forward pass with flags, walk, packing; the chunk's stream held
+until they are queued, ``held_marks``), and the public call with ``output="cigar"``, CIGAR
+strings and all fields back on the host; both set against the score-only figures on the same
+pairs (``traceback_kernels_of_score``, ``traceback_of_score``). Speeds are TCUPS
 (10^12 cell updates per second; cells are the sum of query length x target length), and for
 kernels also the fraction of the lane type's ceiling on the H200 (DESIGN.md) from the DP
 operations per cell the kernel source performs (``_OPS_PER_CELL``).
