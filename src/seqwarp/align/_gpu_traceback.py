@@ -433,8 +433,8 @@ class _ShareRun:
             # the last column: the stand-in pairs' fields (gather_missed)
             self.fields = cp.empty((_FIELDS, len(m) + 1), dtype=np.int32)
         self.texts = _Texts(len(m), _text_bound(m, n))
-        self.flags: Any = None
-        self.missed_flags: Any = None  # the second pass's, on its stream only
+        self.flags = _GrowingBuffer(cp)
+        self.missed_flags = _GrowingBuffer(cp)  # the second pass's, on its stream only
         self.pending: _Pending | None = None
         self.most = _LEAD_PAIRS
         # each stage's pinned arguments, until the kernels' stream has been synchronised
@@ -567,7 +567,8 @@ class _ShareRun:
                     # a smaller chunk, after what is queued has finished
                     self.stream.synchronize()
                     self.second_stream.synchronize()
-                    self.flags = self.missed_flags = None
+                    self.flags.drop()
+                    self.missed_flags.drop()
                     cp.get_default_memory_pool().free_all_blocks()
                     if y - x == 1:
                         raise
@@ -604,7 +605,7 @@ class _ShareRun:
         with stream:
             q_start, t_start = args["q_start"][x:y], args["t_start"][x:y]
             m, n, slot = args["m"][x:y], args["n"][x:y], args["slot"][x:y]
-            flags = self._flag_buffer("flags", count * per_pair)
+            flags = self.flags.at_least(count * per_pair)
             # each pair's flags, and its CIGAR in 2 (m + n) bytes of whole 4-byte words (the
             # walk stores words), after the previous pair's
             flag_offset = _starts(cp, self._flag_bytes(m, n, launch, band))
@@ -670,15 +671,6 @@ class _ShareRun:
         )
         alive = (ends, text, lengths, band_lo, flag_offset, text_offset, args, missed, second)
         return _Pending(positions, offsets, packed, last.record(), alive)
-
-    def _flag_buffer(self, name: str, size: int) -> Any:
-        """The flag buffer kept in attribute ``name`` (``flags``, ``missed_flags``), replaced
-        on the current stream by one of ``size`` bytes when smaller (the old one dropped
-        first, so that the pool can reuse its memory)."""
-        if getattr(self, name) is None or getattr(self, name).size < size:
-            setattr(self, name, None)
-            setattr(self, name, self.cp.empty(size, dtype=np.uint8))
-        return getattr(self, name)
 
     def _fill_whole(
         self,
@@ -774,7 +766,7 @@ class _ShareRun:
         fill, walk, gather, scatter = kernels
         q_start, m, t_start, n, slot, text_offset, host_m, host_n = chunk
         listed, cap, stride = missed
-        flags, fields = self._flag_buffer("missed_flags", cap * stride), self.fields
+        flags, fields = self.missed_flags.at_least(cap * stride), self.fields
         q_first, t_first, slots, text_at, flag_at = (
             cp.empty(cap, dtype=np.int64) for _ in range(5)
         )
@@ -889,6 +881,27 @@ class _Texts:
             )
             parts.append((where, Cigars(self.codes[at : at + int(offsets[-1])], offsets)))
         return parts
+
+
+class _GrowingBuffer:
+    """A device byte buffer kept from chunk to chunk, replaced on the current stream by a
+    larger one when a chunk needs more (the old one dropped first, so that the pool can reuse
+    its memory)."""
+
+    def __init__(self, cp: Any) -> None:
+        self.cp = cp
+        self.array: Any = None
+
+    def at_least(self, size: int) -> Any:
+        """The buffer, of ``size`` bytes or more."""
+        if self.array is None or self.array.size < size:
+            self.array = None
+            self.array = self.cp.empty(size, dtype=np.uint8)
+        return self.array
+
+    def drop(self) -> None:
+        """Let the pool have its memory back."""
+        self.array = None
 
 
 class PhaseMarks:
