@@ -418,13 +418,13 @@ __device__ __forceinline__ End group_best(End e_best) {
 }
 
 // local mode: each pair whose row maximum beats the thread's best of its columns (strictly:
-// the first row stays) keeps the row and a snapshot of the thread's K registers, stored under
-// a predicate (no blends on the ALU pipe, no registers held); snapshot `at(k, v)`: pair k's
-// words 4v .. 4v + 3
+// the first row stays) keeps `row` (the row, or align_dp's step, from which the row follows)
+// and a snapshot of the thread's K registers, stored under a predicate (no blends on the ALU
+// pipe, no registers held); snapshot `at(k, v)`: pair k's words 4v .. 4v + 3
 template <class L, int K, class At>
 __device__ __forceinline__ void track_local_best(const typename L::V (&hg)[K],
                                                  typename L::V& local_best,
-                                                 int (&local_row)[L::PAIRS], int i,
+                                                 int (&local_row)[L::PAIRS], int row,
                                                  uint4* snapshots, At at) {
     typename L::V row_max = hg[0];
 #pragma unroll
@@ -434,7 +434,7 @@ __device__ __forceinline__ void track_local_best(const typename L::V (&hg)[K],
 #pragma unroll
     for (int k = 0; k < L::PAIRS; ++k) {
         if (grew[k]) {
-            local_row[k] = i;
+            local_row[k] = row;
 #pragma unroll
             for (int v = 0; v < K / 4; ++v) {
                 const unsigned w[4] = {L::bits(hg[4 * v]), L::bits(hg[4 * v + 1]),
@@ -497,6 +497,17 @@ __device__ __forceinline__ void load_pairs(long long group, int n_pairs,
     }
     Mw = (int)__reduce_max_sync(FULL, (unsigned)M);
     Nw = (int)__reduce_max_sync(FULL, (unsigned)N);
+}
+
+// global / semi-global: the first of a thread's end rows below row `row` (-1: none), so that a
+// row tests one of them
+template <int PAIRS>
+__device__ __forceinline__ int end_row_after(const int (&end_row)[PAIRS], int row) {
+    int next = -1;
+#pragma unroll
+    for (int k = 0; k < PAIRS; ++k)
+        if (end_row[k] > row && (next < 0 || end_row[k] < next)) next = end_row[k];
+    return next;
 }
 
 // semi-global: hg of column n of each pair whose column n this thread holds (columns c0 + 1
@@ -760,7 +771,7 @@ __device__ __forceinline__ void align_dp(
                                       : boundary<MODE>(c0, go, ge) - go);  // hg[i-1][c0]
         V left = v_neg, f_left = v_neg;                   // hg[i][c0], F[i][c0] from the left
         V local_best = L::splat(-go);                     // local: hg of H = 0
-        int local_row[PAIRS] = {};                        // local: the row of each one
+        int local_row[PAIRS] = {};                        // local: the step of each one
         // global / semi-global: whether this thread holds column n of a pair, and the row at
         // which it records an end (-1: none)
         int end_row[PAIRS];
@@ -785,10 +796,11 @@ __device__ __forceinline__ void align_dp(
             end_row[k] = (MODE == GLOBAL ? has_last : c0 < n[k]) ? m[k] : -1;
             if (has_last) last_lanes |= PAIRS == 1 ? FULL : 0xffffu << (16 * k);
         }
+        int next_end = end_row_after(end_row, 0);
 
         // --- windows of G rows: query letters (and the handed-on column for thread 0) -------
         // window w holds row w*G + 1 + t in thread t; `cur` is the window of the current
-        // iteration, `prev` the one before, `next` is loaded a whole window ahead
+        // iteration (thread 0 takes its rows from it), `next` is loaded a whole window ahead
         auto letter_of = [&](int row) -> unsigned {
             unsigned packed = 0;
 #pragma unroll
@@ -835,7 +847,8 @@ __device__ __forceinline__ void align_dp(
                 for (int w = 0; w < HANDED_WORDS; ++w) x[w] = 0;
             }
         };
-        unsigned q_prev = 0, q_cur = letter_of(1 + t), q_next = letter_of(G + 1 + t);
+        unsigned q_cur = letter_of(1 + t), q_next = letter_of(G + 1 + t);
+        unsigned q = 0;  // this thread's row letter(s)
         unsigned kept_h = 0, kept_f = 0;  // HAND_WINDOWS: a row of the handed-on column
         unsigned col_cur[HANDED_WORDS], col_next[HANDED_WORDS];
         column_of(1 + t, col_cur);
@@ -846,10 +859,11 @@ __device__ __forceinline__ void align_dp(
         unsigned edge_bits = L::bits(L::splat(OFFSET ? offset_boundary<MODE>(1, go, ge) - base[0]
                                                      : boundary<MODE>(1, go, ge) - go));
         const int iterations = Mw + G - 1;
+        // whether this thread hands its last column on to the next stripe, row by row
+        const bool hands_on = !HAND_WINDOWS && t == G - 1 && stripe + 1 < stripes;
         for (int s = 0; s < iterations; ++s) {
             const int s_in = s % G;
             if (s_in == 0 && s > 0) {
-                q_prev = q_cur;
                 q_cur = q_next;
                 q_next = letter_of(s + G + 1 + t);
 #pragma unroll
@@ -877,10 +891,11 @@ __device__ __forceinline__ void align_dp(
                 }
             }
             const int i = s - t + 1;                       // this thread's row
-            const int back = (s_in - t) & (G - 1);
-            const unsigned from_cur = __shfl_sync(FULL, q_cur, back, G);
-            const unsigned from_prev = __shfl_sync(FULL, q_prev, back, G);
-            const unsigned q = s_in >= t ? from_cur : from_prev;
+            // the row letters move down the group with the rows: thread t takes thread t - 1's
+            // of the step before, thread 0 the next row's from the window
+            const unsigned from_window = __shfl_sync(FULL, q_cur, s_in, G);
+            const unsigned from_above = __shfl_up_sync(FULL, q, 1, G);
+            q = t == 0 ? from_window : from_above;
             // thread 0's left neighbour: column 0 (stripe 0) or the handed-on column; selects,
             // not branches, so the warp never splits here
             unsigned col_h = edge_bits, col_f = L::bits(v_neg);
@@ -905,7 +920,7 @@ __device__ __forceinline__ void align_dp(
             if (OFFSET ? MODE == SEMI_GLOBAL : MODE == GLOBAL)
                 edge_bits = L::bits(L::add(L::from_bits(edge_bits), OFFSET ? L::splat(ge) : v_ge));
             V f = f_left;
-            if (i >= 1 && i <= Mw) {
+            if ((unsigned)(i - 1) < (unsigned)Mw) {      // 1 <= i <= Mw, one compare
                 // substitution scores of this row's letter(s) against the K columns
                 V sub[K];
                 if constexpr (TABLE) {
@@ -989,7 +1004,8 @@ __device__ __forceinline__ void align_dp(
 
                 // --- end cells ---------------------------------------------------------------
                 if constexpr (MODE == LOCAL) {
-                    track_local_best<L, K>(hg, local_best, local_row, i, snapshots, snapshot_at);
+                    // the step, not the row: one register a warp holds (the row follows below)
+                    track_local_best<L, K>(hg, local_best, local_row, s, snapshots, snapshot_at);
                 } else {
                     // semi-global: column n above row m, in every row: a select tree picks
                     // each pair's column, and a strictly higher hg replaces the best (the
@@ -1017,9 +1033,8 @@ __device__ __forceinline__ void align_dp(
                         keep_greater<L>(x, open & last_lanes, i, last_best, last_row);
                     }
                     // row m: the end cell (global) or the last row (semi-global), once a pair
-                    bool at_end = i == end_row[0];
-                    if constexpr (PAIRS == 2) at_end = at_end || i == end_row[1];
-                    if (at_end) {
+                    if (i == next_end) {
+                        next_end = end_row_after(end_row, i);
 #pragma unroll
                         for (int k = 0; k < PAIRS; ++k) {
                             if (MODE == GLOBAL && i == end_row[k]) {
@@ -1037,7 +1052,7 @@ __device__ __forceinline__ void align_dp(
                     }
                 }
                 // the last thread hands its last column on to the next stripe, row by row
-                if (!HAND_WINDOWS && t == G - 1 && stripe + 1 < stripes) {
+                if (hands_on) {
                     if constexpr (REBASED) {
                         hand_int32(i, hg[K - 1], f);
                     } else {
@@ -1088,10 +1103,8 @@ __device__ __forceinline__ void align_dp(
             // hand row i's last column to the right neighbour (its row i at the next iteration)
             const unsigned up_h = __shfl_up_sync(FULL, L::bits(hg[K - 1]), 1, G);
             const unsigned up_f = AFFINE ? __shfl_up_sync(FULL, L::bits(f), 1, G) : 0u;
-            if (t > 0) {
-                left = L::from_bits(up_h);
-                f_left = L::from_bits(up_f);
-            }
+            left = L::from_bits(up_h);  // thread 0's: column 0's instead, at the next step
+            f_left = L::from_bits(up_f);
         }
 
         if constexpr (MODE == SEMI_GLOBAL) {
@@ -1104,8 +1117,11 @@ __device__ __forceinline__ void align_dp(
                 if (row > 0 && beats(cand, best[k])) best[k] = cand;
             }
         }
-        if constexpr (MODE == LOCAL)
+        if constexpr (MODE == LOCAL) {
+#pragma unroll
+            for (int k = 0; k < PAIRS; ++k) local_row[k] += 1 - t;  // step s held row s - t + 1
             local_best_candidates<L, K>(local_best, local_row, c0, go, snapshots, snapshot_at, best);
+        }
         __syncwarp();  // the next stripe reads what this one wrote
     }
 
