@@ -1,0 +1,152 @@
+"""Time the score kernels of a git revision against the working tree's, in one process.
+
+Each workload is staged with both kernel sources (``_gpu_backend.stage``: the engine's default
+lanes and tiles), their results compared pair by pair, and the kernels alone timed in turn,
+``--rounds`` rounds of the benchmark's timing (``_time_kernels``: CUDA events around every
+launch on the score call's streams, median of ``--repeats`` after a warm-up), so that a change
+to the kernels is measured against the code before it on the same pairs, device and clocks:
+
+    python tools/kernel_ab.py --base HEAD~1 --data .benchdata/align-gpu --out ab.json
+
+DNA: reads simulated from the benchmark's genome against their windows (+2/-1, linear gap 1
+or affine 2/1) at 512 bp (global linear and affine, semi-global and local affine) and 125 bp
+(global linear, local affine); protein: one real query of 100, 300 and 1000 residues against
+``--database`` shuffled proteins (BLOSUM62 11/1, local). Only kernel sources differ between
+the two sides: the Python code is the working tree's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from seqwarp import cuda
+from seqwarp.align import _gpu_backend
+from seqwarp.bench import proteins
+from seqwarp.bench.align_gpu_measure import _results, _time_kernels
+from seqwarp.bench.workloads import load_genome, simulate_batches
+from seqwarp.scoring import Scoring
+
+_KERNELS = "src/seqwarp/align/kernels"
+_PACKAGED = cuda.kernel_source
+
+
+def _use_sources(folder: Path | None) -> None:
+    """Compile ``seqwarp.align``'s kernels from ``folder`` (None: the package's own)."""
+    if folder is None:
+        cuda.kernel_source = _PACKAGED
+    else:
+
+        def kernel_source(package: str, filename: str) -> str:
+            if package != "seqwarp.align":
+                return _PACKAGED(package, filename)
+            seen: set[str] = set()
+
+            def expand(name: str) -> str:
+                if name in seen:
+                    return ""
+                seen.add(name)
+                text = (folder / name).read_text(encoding="utf-8")
+                return cuda._INCLUDE.sub(lambda match: expand(match.group(1)), text)
+
+            return expand(filename)
+
+        cuda.kernel_source = kernel_source
+    cuda._requests.clear()
+
+
+def _checkout(revision: str, into: Path) -> None:
+    """The kernel folder of ``revision`` into ``into``."""
+    names = subprocess.run(
+        ["git", "ls-tree", "--name-only", f"{revision}:{_KERNELS}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    for name in names:
+        text = subprocess.run(
+            ["git", "show", f"{revision}:{_KERNELS}/{name}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        (into / name).write_text(text, encoding="utf-8")
+
+
+def _workloads(data: Path, database: int) -> Iterator[tuple[str, tuple]]:
+    """(name, ``stage`` arguments) of each workload."""
+    _, genome = load_genome(str(data / "genome.fa.gz"))
+    for length, pairs, cases in (
+        (512, 200_000, (("GL", "global", 1), ("GA", "global", 2), ("SA", "semi-global", 2),
+                        ("LA", "local", 2))),
+        (125, 1_000_000, (("GL", "global", 1), ("LA", "local", 2))),
+    ):  # fmt: skip
+        queries, targets, _ = simulate_batches(genome, length, pairs, seed=2)
+        index = np.arange(pairs, dtype=np.int64)
+        for short, mode, gap_open in cases:
+            s = Scoring.dna(2, -1, gap_open, 1)
+            yield (
+                f"{length} {short}",
+                (queries, targets, index, index, s.matrix, mode, s.gap_open, s.gap_extend),
+            )
+    real = proteins.load(str(data))
+    db = proteins.shuffled_database(real, database)
+    queries = proteins.pick_queries(real, [100, 300, 1000])
+    s = Scoring.blosum62(11, 1)
+    targets = np.arange(len(db), dtype=np.int64)
+    for k, length in enumerate(queries.lengths):
+        index = np.full(len(db), k, dtype=np.int64)
+        yield (
+            f"protein {length}",
+            (queries, db, index, targets, s.matrix, "local", s.gap_open, s.gap_extend),
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", default="HEAD", help="git revision of the other kernels")
+    parser.add_argument("--data", type=Path, required=True, help="align-gpu --prepare-inputs")
+    parser.add_argument("--database", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out", type=Path, help="JSON of the rows")
+    options = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        _checkout(options.base, Path(folder))
+        sides = {"base": Path(folder), "tree": None}
+        for name, args in _workloads(options.data, options.database):
+            q, t = args[0].lengths[args[2]], args[1].lengths[args[3]]
+            cells = float(np.sum(q.astype(np.float64) * t))
+            staged, results = {}, {}
+            for side, source in sides.items():
+                _use_sources(source)
+                staged[side] = _gpu_backend.stage(*args)
+                results[side] = _results(staged[side], len(args[2]))
+            equal = int(np.sum(np.all(results["base"] == results["tree"], axis=1)))
+            times: dict[str, list[float]] = {side: [] for side in sides}
+            for _ in range(options.rounds):
+                for side in sides:
+                    times[side].append(_time_kernels(staged[side], options.repeats))
+            tcups = {side: cells / statistics.median(times[side]) / 1e12 for side in sides}
+            rows.append({"workload": name, "pairs": len(args[2]), "equal": equal,
+                         "tcups": tcups, "seconds": times})  # fmt: skip
+            print(
+                f"{name:12s} equal {equal}/{len(args[2])}  base {tcups['base']:.3f}  "
+                f"tree {tcups['tree']:.3f} TCUPS  x{tcups['tree'] / tcups['base']:.3f}",
+                flush=True,
+            )
+            del staged, results
+    if options.out:
+        options.out.write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
