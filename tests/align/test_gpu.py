@@ -65,19 +65,26 @@ def _random_pairs(seed: int, letters: int, count: int = 160):
 
 
 def _compare(queries, targets, scoring: Scoring, mode: str, lanes: str) -> None:
+    """Every field of the GPU backend's scores equals the CPU backend's; in local mode the
+    scores alone too (``ends=False``: kernels that do not find the end cells)."""
     q = batch(queries, scoring.alphabet)
     t = batch(targets, scoring.alphabet)
     index = np.arange(len(q), dtype=np.int64)
     args = (q, t, index, index, scoring.matrix, mode, scoring.gap_open, scoring.gap_extend)
     cpu = _cpu_backend.score(*args)
     gpu = _gpu_backend.score(*args, lanes=lanes)
-    bad = np.flatnonzero(np.any(cpu != gpu, axis=1))
-    if len(bad):
-        p = int(bad[0])
-        raise AssertionError(
-            f"{len(bad)} of {len(index)} pairs differ; first: pair {p} "
-            f"(m={len(queries[p])}, n={len(targets[p])}) cpu={cpu[p].tolist()} gpu={gpu[p].tolist()}"
-        )
+    fields = [(gpu, slice(None))]
+    if mode == "local":
+        fields.append((_gpu_backend.score(*args, lanes=lanes, ends=False), slice(0, 1)))
+    for values, kept in fields:
+        bad = np.flatnonzero(np.any(cpu[:, kept] != values[:, kept], axis=1))
+        if len(bad):
+            p = int(bad[0])
+            raise AssertionError(
+                f"{len(bad)} of {len(index)} pairs differ (fields {kept}); first: pair {p} "
+                f"(m={len(queries[p])}, n={len(targets[p])}) cpu={cpu[p].tolist()} "
+                f"gpu={values[p].tolist()}"
+            )
 
 
 CASES = [("dna", lanes) for lanes in ("auto", "half2", "s32")] + [("protein", "auto")]
@@ -148,6 +155,9 @@ def test_protein_class_table_matches_cpu(mode: str, gap: str) -> None:
     assert len(bad) == 0, (
         f"{len(bad)} pairs differ; first {int(bad[0])}: {cpu[bad[0]]} {gpu[bad[0]]}"
     )
+    if mode == "local":  # the protein search's kernels: scores without their end cells
+        scores = _gpu_backend.score(*args, ends=False)[:, 0]
+        assert np.array_equal(scores, cpu[:, 0])
 
 
 @pytest.mark.parametrize("lanes", ["auto", "half2"])
@@ -311,6 +321,31 @@ def test_aligner_on_gpu_matches_cpu() -> None:
         gpu_ends = Aligner(mode, device="gpu").align(queries, targets, output="ends")
         assert np.array_equal(cpu_ends.query_end, gpu_ends.query_end)
         assert np.array_equal(cpu_ends.target_end, gpu_ends.target_end)
+
+
+def test_score_output_takes_local_kernels_without_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``output="score"`` and the cross products ask the GPU engine for no end cells, and
+    their scores equal the CPU backend's; ``output="ends"`` asks for them."""
+    asked = []
+    score = _gpu_backend.score
+
+    def spy(*args, **kwargs):
+        asked.append(kwargs["ends"])
+        return score(*args, **kwargs)
+
+    monkeypatch.setattr(_gpu_backend, "score", spy)
+    rng = np.random.default_rng(11)
+    queries = ["".join(rng.choice(list("ACGT"), size=int(rng.integers(1, 400)))) for _ in range(80)]
+    targets = ["".join(rng.choice(list("ACGT"), size=int(rng.integers(1, 400)))) for _ in range(80)]
+    cpu, gpu = (Aligner("local", device=d) for d in ("cpu", "gpu"))
+    assert np.array_equal(
+        gpu.align(queries, targets, "score").score, cpu.align(queries, targets, "score").score
+    )
+    assert asked == [False]
+    assert np.array_equal(gpu.score_matrix(queries, targets), cpu.score_matrix(queries, targets))
+    assert set(asked) == {False}
+    assert gpu.align(queries, targets, "ends").compare(cpu.align(queries, targets, "ends")) is None
+    assert asked[-1] is True
 
 
 @pytest.mark.parametrize("sizes", [(9, 40), (40, 9)])

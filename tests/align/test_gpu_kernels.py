@@ -131,6 +131,24 @@ INSTANCES = {
     + [
         _gpu_backend.kernel_name(mode, True, "s16x2-bytes-rebased", 32, 32, split=8, cluster=c)
         for mode, c in itertools.product(("global", "semi-global"), (1, 2))
+    ]
+    # local scores without their end cells, on every lane and launch shape that local takes
+    + [
+        _gpu_backend.kernel_name("local", affine, lane, k, g, ends=False)
+        for affine, (lane, k, g) in itertools.product(
+            (False, True),
+            (
+                ("s16x2-table", 8, 32),
+                ("s16x2-bytes", 24, 8),
+                ("s16x2", 16, 32),
+                ("s32", 8, 32),
+                ("half2", 16, 32),
+            ),
+        )
+    ]
+    + [
+        _gpu_backend.kernel_name("local", True, lane, 16, 32, split=8, cluster=c, ends=False)
+        for lane, c in itertools.product(("s32", "s16x2-bytes"), (1, 2))
     ],
     "align_trace.cu": [
         _gpu_traceback.fill_name(mode, affine, lane, 32, 16)

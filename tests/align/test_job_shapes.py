@@ -209,7 +209,8 @@ class _CpuBehindGpuInterface:
             assert np.array_equal(t_index, np.arange(first_t, first_t + len(t_index)))
         self.calls += 1
 
-    def score(self, queries, targets, q_index, t_index, *scoring, shapes: PairShapes):
+    def score(self, queries, targets, q_index, t_index, *scoring, shapes: PairShapes, ends: bool):
+        assert isinstance(ends, bool)
         with self._one_at_a_time:
             self._check(queries, targets, q_index, t_index, shapes)
             return _cpu_backend.score(queries, targets, q_index, t_index, *scoring)

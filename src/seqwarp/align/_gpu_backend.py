@@ -245,14 +245,19 @@ def kernel_name(
     group: int,
     split: int = 1,
     cluster: int = 1,
+    *,
+    ends: bool = True,
 ) -> str:
     """The template instantiation (an NVRTC name expression) for one configuration; ``lane``
     is a key of ``_LANE_STRUCT``, ``split`` the warps of a block sharing a pair set and
-    ``cluster`` the blocks (a thread block cluster) sharing it."""
+    ``cluster`` the blocks (a thread block cluster) sharing it. ``ends=False``: local scores
+    without their end cells (the other modes find theirs at no cost and keep them)."""
     head = f"{_MODES[mode]}, {'true' if affine else 'false'}, seqwarp::{_LANE_STRUCT[lane][0]}"
+    scores_only = not ends and mode == "local"
     if cluster > 1:
-        return f"seqwarp::align_score_cluster<{head}, {columns}, {split}, {cluster}>"
-    tail = f", {split}" if split > 1 else ""
+        tail = ", false" if scores_only else ""
+        return f"seqwarp::align_score_cluster<{head}, {columns}, {split}, {cluster}{tail}>"
+    tail = f", {split}, false" if scores_only else f", {split}" if split > 1 else ""
     return f"seqwarp::align_score<{head}, {columns}, {group}{tail}>"
 
 
@@ -561,10 +566,26 @@ def _narrow(
     return (bound <= _LANE_LIMIT[lane]) & (np.maximum(m, n) <= _PACKED_MAX_LENGTH)
 
 
-def _module(mode: str, affine: bool, launches: list[_Launch]) -> Any:
+@dataclass(frozen=True)
+class _Kernels:
+    """A call's compiled kernels: its mode, gap model and whether they find end cells."""
+
+    module: Any
+    mode: str
+    affine: bool
+    ends: bool
+
+    def of(self, launch: _Launch) -> Any:
+        """The kernel of one launch."""
+        name = kernel_name(self.mode, self.affine, *launch.name_args, ends=self.ends)
+        return self.module.function(name)
+
+
+def _module(mode: str, affine: bool, launches: list[_Launch], ends: bool) -> _Kernels:
     """The compiled module holding exactly the instantiations these launches need."""
-    names = sorted({kernel_name(mode, affine, *x.name_args) for x in launches})
-    return cuda.compile_module("seqwarp.align", "align_score.cu", names)
+    names = sorted({kernel_name(mode, affine, *x.name_args, ends=ends) for x in launches})
+    module = cuda.compile_module("seqwarp.align", "align_score.cu", names)
+    return _Kernels(module, mode, affine, ends)
 
 
 @dataclass
@@ -1002,10 +1023,12 @@ def stage(
     lanes: str = "auto",
     tiles: tuple[tuple[int, int], ...] | None = None,
     table: bool = True,
+    ends: bool = True,
 ) -> list[Staged]:
     """Every launch of a score call, its arguments on the first device, not yet run (for
     timing the kernels alone on any stream, trying other ``tiles``, or the profile where the
-    class table would serve: ``table=False``; :func:`score` is the normal path)."""
+    class table would serve: ``table=False``; :func:`score` is the normal path; ``ends`` as
+    there)."""
     import cupy as cp
 
     firsts = firsts_of(q_index, t_index)
@@ -1020,14 +1043,13 @@ def stage(
     with cp.cuda.Device(_devices[0]):
         spans = _spans(queries, targets, q_index, t_index, firsts, m, n)
         pairs = _Pairs(cp, spans, m, n, _order(launches))
-        module = _module(mode, affine, launches)
+        kernels = _module(mode, affine, launches, ends)
         codes = cp.asarray(np.concatenate(spans.sources))
         device = pairs.to_device(cp)
         out = cp.empty((len(pairs.order), 3), dtype=np.int32)
         data = _data(cp, matrix, gap_open, gap_extend)
         for launch in launches:
-            name = kernel_name(mode, affine, *launch.name_args)
-            kernel = module.function(name)
+            kernel = kernels.of(launch)
             for a, b in _ranges(launch, _longest_query(launch, pairs)):
                 staged.append(
                     _stage_chunk(cp, kernel, launch, a, b, pairs, device, codes, out, data)
@@ -1108,9 +1130,7 @@ def _run_device(
     jobs: list[tuple[_Launch, int, int]],
     upload: _Upload,
     pairs: _Pairs,
-    module: Any,
-    mode: str,
-    affine: bool,
+    kernels: _Kernels,
     data: dict,
     device: int,
 ) -> tuple[Any, tuple]:
@@ -1132,7 +1152,7 @@ def _run_device(
         while work:
             launch, a, b = work.pop()
             stream = streams[turns.slot(launch.name_args)]
-            kernel = module.function(kernel_name(mode, affine, *launch.name_args))
+            kernel = kernels.of(launch)
             try:
                 with stream:
                     staged = _stage_chunk(
@@ -1223,6 +1243,7 @@ def _score_part(
     gap_open: int,
     gap_extend: int,
     lanes: str,
+    ends: bool,
     out: np.ndarray,
 ) -> None:
     """Score pairs (not all with an empty side) on ``device`` into ``out``, their (3, pairs)
@@ -1246,7 +1267,7 @@ def _score_part(
         affine = gap_open != gap_extend
 
         def plan(a: int, b: int) -> tuple[_Pairs, list[tuple[_Launch, int, int]], Any]:
-            """Stage ``a:b``'s pairs in launch order, its chunks and their module."""
+            """Stage ``a:b``'s pairs in launch order, its chunks and their kernels."""
             with cp.cuda.Device(device):
                 sm, sn = m[a:b], n[a:b]
                 plan = _plan(sm, sn, matrix, gap_open, gap_extend, lanes, offset=mode != "local")
@@ -1265,7 +1286,7 @@ def _score_part(
                         launch, _longest_query(launch, pairs), _LEAD_PAIRS if a == k == 0 else 0
                     )
                 ]
-                return pairs, jobs, _module(mode, affine, launches)
+                return pairs, jobs, _module(mode, affine, launches, ends)
 
         # stages without cells (every pair with an empty side) are left out
         stages = [(a, b) for a, b in _stages(*cells) if _cells_in(*cells, a, b)]
@@ -1276,17 +1297,15 @@ def _score_part(
             host = _pinned(cp, np.int64, (3, len(m)))
             for k, (a, b) in enumerate(stages):
                 if k == 0:
-                    pairs, jobs, module = plan(a, b)
+                    pairs, jobs, kernels = plan(a, b)
                     # the later stages by the planner threads at once (numba and numpy release
                     # the interpreter lock: short pairs plan slower than their kernels run),
                     # but only now: planned beside the first one, they held its kernels back
                     # by 5-10 ms on a two-GPU host
                     planned = [planners.submit(plan, *stage) for stage in stages[1:]]
                 else:
-                    pairs, jobs, module = planned[k - 1].result()
-                device_out, keep = _run_device(
-                    cp, jobs, upload, pairs, module, mode, affine, data, device
-                )
+                    pairs, jobs, kernels = planned[k - 1].result()
+                device_out, keep = _run_device(cp, jobs, upload, pairs, kernels, data, device)
                 full = _queue_gather(cp, device_out, streams[0], pairs, host[:, a:b])
                 alive.append((pairs, keep, full))
                 # copied as soon as they arrive, while this thread queues the later stages
@@ -1359,9 +1378,12 @@ def score(
     *,
     lanes: str = "auto",
     shapes: PairShapes | None = None,
+    ends: bool = True,
 ) -> np.ndarray:
     """``(n, 3)`` int64 array: score, query end, target end (``lanes``: see ``LANES``;
-    ``shapes``: the pairs' lengths and running total of cells, when the caller has them).
+    ``shapes``: the pairs' lengths and running total of cells, when the caller has them;
+    ``ends=False``: a caller that takes the scores alone, so that local kernels skip finding
+    the end cells, whose fields are then 0, or the empty pairs' ends).
 
     With several devices (``use`` with a multi-GPU backend) each scores one contiguous range
     of the pairs, of near-equal cells, in a host thread of its own; a pair's row depends only
@@ -1379,7 +1401,7 @@ def score(
     empty = (m == 0) | (n == 0) if any_empty else None
     if empty is not None and empty.all():
         return _with_empty_pairs(out, empty, m, n, mode, gap_open, gap_extend)
-    scoring = (matrix, mode, gap_open, gap_extend, lanes)
+    scoring = (matrix, mode, gap_open, gap_extend, lanes, ends)
 
     def part(device: int, a: int, b: int) -> None:
         before = _cells_in(cumulative, 0, 0, a)

@@ -36,6 +36,8 @@
 //           no FLAGS)
 //   CLUSTER blocks of SPLIT warps that share one pair set (> 1: SPLIT > 1, a kernel launched
 //           in clusters of CLUSTER consecutive blocks, sm_90 or later)
+//   ENDS    also find each pair's end cell (false: local scores alone, for callers that take
+//           no ends: a row's best folds into the running best, no snapshots; ends are 0)
 //
 // The recurrence (i = query row, j = target column; E vertical gap = CIGAR I, F horizontal
 // gap = D), with every H kept as hg = H - gap_open. Lanes with a fused add+max (DPX, int32:
@@ -588,7 +590,7 @@ __device__ __forceinline__ int offset_boundary(int k, int go, int ge) {
 // out          per pair: score, query end, target end
 // flags        FLAGS only: the direction flags, at flag_offset[pair] (16-byte aligned)
 template <int MODE, bool AFFINE, class L, int K, int G, bool FLAGS, int SPLIT = 1,
-          int CLUSTER = 1>
+          int CLUSTER = 1, bool ENDS = true>
 __device__ __forceinline__ void align_dp(
     const unsigned char* __restrict__ codes,
     const long long* __restrict__ q_start,
@@ -622,7 +624,7 @@ __device__ __forceinline__ void align_dp(
     // 4v .. 4v + 3 of a thread, at slot snapshot_at(k, v), the block's threads side by side (a
     // store instruction is 4 conflict-free wavefronts)
     constexpr int THREADS = block_threads<L, SPLIT>();
-    __shared__ uint4 snapshots[MODE == LOCAL ? PAIRS * K / 4 * THREADS : 1];
+    __shared__ uint4 snapshots[MODE == LOCAL && ENDS ? PAIRS * K / 4 * THREADS : 1];
     auto snapshot_at = [&](int k, int v) { return (k * (K / 4) + v) * THREADS + threadIdx.x; };
     // SPLIT > 1: per warp of the block, the rows handed to it so far (by the warp before it)
     __shared__ int handed_rows[SPLIT];
@@ -1004,8 +1006,14 @@ __device__ __forceinline__ void align_dp(
 
                 // --- end cells ---------------------------------------------------------------
                 if constexpr (MODE == LOCAL) {
-                    // the step, not the row: one register a warp holds (the row follows below)
-                    track_local_best<L, K>(hg, local_best, local_row, s, snapshots, snapshot_at);
+                    if constexpr (ENDS) {
+                        // the step, not the row: one register a warp holds (the row follows)
+                        track_local_best<L, K>(hg, local_best, local_row, s, snapshots,
+                                               snapshot_at);
+                    } else {
+#pragma unroll
+                        for (int c = 0; c < K; ++c) local_best = L::max2(local_best, hg[c]);
+                    }
                 } else {
                     // semi-global: column n above row m, in every row: a select tree picks
                     // each pair's column, and a strictly higher hg replaces the best (the
@@ -1117,10 +1125,14 @@ __device__ __forceinline__ void align_dp(
                 if (row > 0 && beats(cand, best[k])) best[k] = cand;
             }
         }
-        if constexpr (MODE == LOCAL) {
+        if constexpr (MODE == LOCAL && ENDS) {
 #pragma unroll
             for (int k = 0; k < PAIRS; ++k) local_row[k] += 1 - t;  // step s held row s - t + 1
             local_best_candidates<L, K>(local_best, local_row, c0, go, snapshots, snapshot_at, best);
+        } else if constexpr (MODE == LOCAL) {
+#pragma unroll
+            for (int k = 0; k < PAIRS; ++k)
+                best[k].score = max(best[k].score, L::lane(local_best, k) + go);
         }
         __syncwarp();  // the next stripe reads what this one wrote
     }

@@ -3,7 +3,7 @@
 // warp shuffles, shared-memory subject profile, striped long subjects, packed lanes) is
 // align_dp.cuh; this kernel runs it without direction flags.
 //
-// Template parameters: MODE, AFFINE, Lane, K, G, SPLIT as in align_dp.cuh (blocks of 128
+// Template parameters: MODE, AFFINE, Lane, K, G, SPLIT, ENDS as in align_dp.cuh (blocks of 128
 // threads, 384 for the class-table lane, whose table is one a block; SPLIT > 1: blocks of
 // SPLIT warps, one pair set each). align_score_cluster runs a pair set on a cluster of
 // CLUSTER such blocks (Hopper and later).
@@ -30,7 +30,7 @@ constexpr int min_blocks() {
     return MODE == GLOBAL && !AFFINE ? 1 : 0;
 }
 
-template <int MODE, bool AFFINE, class L, int K, int G, int SPLIT = 1>
+template <int MODE, bool AFFINE, class L, int K, int G, int SPLIT = 1, bool ENDS = true>
 __global__ void __launch_bounds__(block_threads<L, SPLIT>(),
                                   min_blocks<MODE, AFFINE, L, K, SPLIT>()) align_score(
     const unsigned char* __restrict__ codes,
@@ -46,13 +46,13 @@ __global__ void __launch_bounds__(block_threads<L, SPLIT>(),
     unsigned* __restrict__ scratch,
     long long scratch_stride,
     int* __restrict__ out) {
-    align_dp<MODE, AFFINE, L, K, G, false, SPLIT>(codes, q_start, q_len, t_start, t_len, n_pairs, matrix,
-                                           alpha, go, ge, scratch, scratch_stride, out, nullptr,
-                                           nullptr);
+    align_dp<MODE, AFFINE, L, K, G, false, SPLIT, 1, ENDS>(
+        codes, q_start, q_len, t_start, t_len, n_pairs, matrix, alpha, go, ge, scratch,
+        scratch_stride, out, nullptr, nullptr);
 }
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-template <int MODE, bool AFFINE, class L, int K, int SPLIT, int CLUSTER>
+template <int MODE, bool AFFINE, class L, int K, int SPLIT, int CLUSTER, bool ENDS = true>
 __global__ void __cluster_dims__(CLUSTER, 1, 1)
     __launch_bounds__(block_threads<L, SPLIT>(), (min_blocks<MODE, AFFINE, L, K, SPLIT>()))
     align_score_cluster(
@@ -69,9 +69,9 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1)
     unsigned* __restrict__ scratch,
     long long scratch_stride,
     int* __restrict__ out) {
-    align_dp<MODE, AFFINE, L, K, 32, false, SPLIT, CLUSTER>(codes, q_start, q_len, t_start, t_len,
-                                                          n_pairs, matrix, alpha, go, ge, scratch,
-                                                          scratch_stride, out, nullptr, nullptr);
+    align_dp<MODE, AFFINE, L, K, 32, false, SPLIT, CLUSTER, ENDS>(
+        codes, q_start, q_len, t_start, t_len, n_pairs, matrix, alpha, go, ge, scratch,
+        scratch_stride, out, nullptr, nullptr);
 }
 #endif
 
