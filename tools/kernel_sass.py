@@ -20,6 +20,7 @@ FMA pipe takes).
     python tools/kernel_sass.py local:affine:s16x2:8:32          # mode:gap:lane:columns:group
     python tools/kernel_sass.py global:affine:s16x2-bytes-rebased:16:32:8   # ...:split (warps a
                                                                  # block sharing a pair set)
+    python tools/kernel_sass.py --scores-only local:affine:s16x2-table:8:32   # no end cells
     python tools/kernel_sass.py --fill                           # their traceback fills
     python tools/kernel_sass.py --band global:linear:s16x2-bytes:16:4   # a band fill (its
                                                                  # step loop: one row of a block)
@@ -166,7 +167,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--band", action="store_true", help="the traceback's band fills (align_band.cuh)"
     )
+    parser.add_argument(
+        "--scores-only",
+        action="store_true",
+        help="local score kernels without their end cells (as output='score' runs them)",
+    )
     args = parser.parse_args(argv)
+    if args.scores_only and (args.fill or args.band):
+        raise SystemExit("--scores-only is for the score kernels")
     name_of, filename = (
         (band_fill_name, "align_trace.cu")
         if args.band
@@ -180,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"bad kernel {spec!r}: the fills take no split")
         with tempfile.TemporaryDirectory() as folder:  # one kernel per build: no name matching
             extra = {"split": split} if split > 1 else {}
+            if args.scores_only:
+                extra["ends"] = False
             name = name_of(mode, affine, lane, columns, group, **extra)
             report, sass = _compile([name], Path(folder), filename)
         resources = _resources(report)
