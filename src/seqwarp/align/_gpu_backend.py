@@ -1266,7 +1266,7 @@ def _score_part(
         copies: list[Future] = []  # each stage's results into ``out``, on the gather threads
         affine = gap_open != gap_extend
 
-        def plan(a: int, b: int) -> tuple[_Pairs, list[tuple[_Launch, int, int]], Any]:
+        def plan(a: int, b: int) -> tuple[_Pairs, list[tuple[_Launch, int, int]], _Kernels]:
             """Stage ``a:b``'s pairs in launch order, its chunks and their kernels."""
             with cp.cuda.Device(device):
                 sm, sn = m[a:b], n[a:b]
@@ -1382,8 +1382,8 @@ def score(
 ) -> np.ndarray:
     """``(n, 3)`` int64 array: score, query end, target end (``lanes``: see ``LANES``;
     ``shapes``: the pairs' lengths and running total of cells, when the caller has them;
-    ``ends=False``: a caller that takes the scores alone, so that local kernels skip finding
-    the end cells, whose fields are then 0, or the empty pairs' ends).
+    ``ends=False``: the caller takes the scores alone, so local kernels skip finding the end
+    cells, and their end fields are 0; a pair with an empty side keeps its ends).
 
     With several devices (``use`` with a multi-GPU backend) each scores one contiguous range
     of the pairs, of near-equal cells, in a host thread of its own; a pair's row depends only
