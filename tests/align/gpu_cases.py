@@ -4,6 +4,8 @@ alignments."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from seqwarp.align import Cigars, _gpu_backend
@@ -58,10 +60,25 @@ def assert_same_alignments(
     (cpu_fields, cpu_cigars), (gpu_fields, gpu_cigars) = expected, got
     bad = np.flatnonzero(np.any(cpu_fields != gpu_fields, axis=1))
     bad = np.union1d(bad, [p for p in range(len(cpu_cigars)) if cpu_cigars[p] != gpu_cigars[p]])
+    fail_on_differences(
+        bad,
+        queries,
+        targets,
+        lambda p: (
+            f"cpu={cpu_fields[p].tolist()} {cpu_cigars[p][:80]} "
+            f"gpu={gpu_fields[p].tolist()} {gpu_cigars[p][:80]}"
+        ),
+    )
+
+
+def fail_on_differences(
+    bad: np.ndarray, queries: list, targets: list, describe: Callable[[int], str]
+) -> None:
+    """Fail when ``bad`` (the pairs that differ) is not empty, naming how many of the pairs
+    differ and the first one: its lengths and ``describe(pair)``."""
     if len(bad):
         p = int(bad[0])
         raise AssertionError(
-            f"{len(bad)} of {len(cpu_cigars)} pairs differ; first: pair {p} "
-            f"(m={len(queries[p])}, n={len(targets[p])}) cpu={cpu_fields[p].tolist()} "
-            f"{cpu_cigars[p][:80]} gpu={gpu_fields[p].tolist()} {gpu_cigars[p][:80]}"
+            f"{len(bad)} of {len(queries)} pairs differ; first: pair {p} "
+            f"(m={len(queries[p])}, n={len(targets[p])}) {describe(p)}"
         )

@@ -15,7 +15,14 @@ import pytest
 pytestmark = pytest.mark.gpu
 cupy = pytest.importorskip("cupy")
 
-from gpu_cases import GAPS, ODD_TILES, batch, mutate, scoring_for  # noqa: E402
+from gpu_cases import (  # noqa: E402
+    GAPS,
+    ODD_TILES,
+    batch,
+    fail_on_differences,
+    mutate,
+    scoring_for,
+)
 
 from seqwarp.align import Aligner, _cpu_backend, _gpu_backend, _gpu_traceback  # noqa: E402
 from seqwarp.bench.align_gpu_measure import _results as staged_results  # noqa: E402
@@ -78,13 +85,9 @@ def _compare(queries, targets, scoring: Scoring, mode: str, lanes: str) -> None:
         fields.append((_gpu_backend.score(*args, lanes=lanes, ends=False), slice(0, 1)))
     for values, kept in fields:
         bad = np.flatnonzero(np.any(cpu[:, kept] != values[:, kept], axis=1))
-        if len(bad):
-            p = int(bad[0])
-            raise AssertionError(
-                f"{len(bad)} of {len(index)} pairs differ (fields {kept}); first: pair {p} "
-                f"(m={len(queries[p])}, n={len(targets[p])}) cpu={cpu[p].tolist()} "
-                f"gpu={values[p].tolist()}"
-            )
+        fail_on_differences(
+            bad, queries, targets, lambda p, got=values: f"cpu={cpu[p]} gpu={got[p]}"
+        )
 
 
 CASES = [("dna", lanes) for lanes in ("auto", "half2", "s32")] + [("protein", "auto")]
