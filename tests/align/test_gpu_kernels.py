@@ -192,6 +192,22 @@ def test_every_kernel_file_has_instances_and_a_readme_row() -> None:
         assert f"`{name}`" in readme
 
 
+@pytest.mark.parametrize("shape", [(8, 32, 1, 1), (16, 32, 8, 1), (16, 32, 8, 2)])
+def test_scores_without_ends_name_other_kernels_in_local_mode_only(shape) -> None:
+    """``ends=False`` names the local kernels' ``ENDS = false`` instantiation (its template
+    arguments all spelled, ``false`` last) and leaves every other mode's name as it is."""
+    columns, group, split, cluster = shape
+    for mode, affine in itertools.product(("global", "semi-global", "local"), (False, True)):
+        args = (mode, affine, "s16x2-bytes", columns, group, split, cluster)
+        with_ends = _gpu_backend.kernel_name(*args)
+        alone = _gpu_backend.kernel_name(*args, ends=False)
+        if mode != "local":
+            assert alone == with_ends
+        else:
+            assert alone != with_ends and alone.endswith(", false>")
+            assert alone.count(",") == with_ends.count(",") + (2 if split == 1 else 1)
+
+
 def test_kernel_source_inlines_local_headers_once() -> None:
     source = kernel_source("seqwarp.align", "align_score.cu")
     assert '#include "lanes.cuh"' not in source
