@@ -47,16 +47,7 @@ def _use_sources(folder: Path | None) -> None:
         def kernel_source(package: str, filename: str) -> str:
             if package != "seqwarp.align":
                 return _PACKAGED(package, filename)
-            seen: set[str] = set()
-
-            def expand(name: str) -> str:
-                if name in seen:
-                    return ""
-                seen.add(name)
-                text = (folder / name).read_text(encoding="utf-8")
-                return cuda._INCLUDE.sub(lambda match: expand(match.group(1)), text)
-
-            return expand(filename)
+            return cuda.inline_headers(folder, filename)
 
         cuda.kernel_source = kernel_source
     cuda._requests.clear()

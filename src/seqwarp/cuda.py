@@ -31,7 +31,7 @@ from typing import Any
 from . import __version__
 from .errors import CompileError
 
-__all__ = ["Module", "compile_module", "kernel_source"]
+__all__ = ["Module", "compile_module", "inline_headers", "kernel_source"]
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$', re.MULTILINE)
 _BASE_OPTIONS = ("-std=c++17",)
@@ -44,7 +44,12 @@ _requests: dict[tuple[str, str, tuple[str, ...], tuple[str, ...], int], Module] 
 
 def kernel_source(package: str, filename: str) -> str:
     """The text of ``package/kernels/filename`` with its local headers inlined (each once)."""
-    folder = resources.files(package).joinpath("kernels")
+    return inline_headers(resources.files(package).joinpath("kernels"), filename)
+
+
+def inline_headers(folder: Any, filename: str) -> str:
+    """The text of ``folder/filename`` (a path or a package resource) with the local headers
+    it includes, from the same folder, inlined (each once)."""
     seen: set[str] = set()
 
     def expand(name: str) -> str:
