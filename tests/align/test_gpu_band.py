@@ -87,24 +87,33 @@ def test_reads_against_their_windows_take_the_band(
 
 
 @pytest.mark.parametrize("group", _gpu_traceback._BAND_GROUPS)
-@pytest.mark.parametrize("columns", _gpu_traceback._BAND_COLUMNS)
+@pytest.mark.parametrize(
+    ("gap", "columns"),
+    [
+        (gap, columns)
+        for gap, affine in (("linear", False), ("affine", True))
+        for columns in _gpu_traceback._BAND_COLUMNS[affine]
+    ],
+)
 @pytest.mark.parametrize("mode", MODES)
-def test_every_tile(monkeypatch: pytest.MonkeyPatch, mode: str, columns: int, group: int) -> None:
-    """Each band tile alone, with no margin, on reads of 7 to 300 residues (one or many
-    blocks, windows wider than the target) with 8 % errors: narrow windows miss some pairs,
-    which run again on the whole matrix."""
-    monkeypatch.setattr(_gpu_traceback, "_BAND_COLUMNS", (columns,))
+def test_every_tile(
+    monkeypatch: pytest.MonkeyPatch, mode: str, gap: str, columns: int, group: int
+) -> None:
+    """Each band tile alone, with the gap model that takes it and no margin, on reads of 7 to
+    300 residues (one or many blocks, windows wider than the target) with 8 % errors: narrow
+    windows miss some pairs, which run again on the whole matrix."""
+    monkeypatch.setattr(_gpu_traceback, "_BAND_COLUMNS", {gap == "affine": (columns,)})
     monkeypatch.setattr(_gpu_traceback, "_BAND_GROUPS", (group,))
     monkeypatch.setattr(_gpu_traceback, "_BAND_MOST_COLUMNS", 10.0)
     monkeypatch.setattr(_gpu_traceback, "_BAND_MIN_MARGIN", 0)
     monkeypatch.setattr(_gpu_traceback, "_BAND_MARGIN", dict.fromkeys(MODES, 0.0))
-    seed = zlib.crc32(f"tile {mode} {columns} {group}".encode())
+    seed = zlib.crc32(f"tile {mode} {gap} {columns} {group}".encode())
     reads, windows = [], []
     for length in (7, 30, 100, 300):
         r, w = _reads_and_windows(seed + length, length, 300, 0.08, min(group, length // 10))
         reads += r
         windows += w
-    chunks, again, groups = _align_both(reads, windows, mode, "affine", monkeypatch)
+    chunks, again, groups = _align_both(reads, windows, mode, gap, monkeypatch)
     assert (columns, group) in groups
     assert chunks + again < len(reads)
 

@@ -170,7 +170,7 @@ INSTANCES = {
             ("global", "semi-global", "local"),
             (False, True),
             ("s16x2", "s16x2-bytes"),
-            ((16, 4), (8, 32), (12, 8)),
+            ((16, 4), (8, 32), (12, 8), (20, 4)),
         )
     ]
     + [
@@ -330,7 +330,7 @@ def test_band_flag_bytes_hold_every_cell_of_the_window() -> None:
     rng = np.random.default_rng(11)
     for _ in range(60):
         m, n = int(rng.integers(1, 400)), int(rng.integers(1, 400))
-        k = int(rng.choice([*_gpu_traceback._BAND_COLUMNS, 4, 12, 20]))
+        k = int(rng.choice([*_gpu_traceback._BAND_COLUMNS[False], 4, 12, 24]))
         group = int(rng.choice(_gpu_traceback._BAND_GROUPS))
         lo = int(rng.integers(-m, n + 1))
         affine = bool(rng.integers(2))
@@ -357,14 +357,18 @@ def test_band_flag_bytes_hold_every_cell_of_the_window() -> None:
 def test_band_group_takes_the_narrowest_window_that_holds_the_margin() -> None:
     choose = _gpu_traceback.band_group
     reads, windows = np.full(3, 125), np.array([137, 136, 138])
-    assert choose("global", reads, windows) == (16, 4)
-    # 16 columns would take 8 threads, 128 columns of 136: 8 columns take 64
-    assert choose("local", reads, windows) == choose("semi-global", reads, windows) == (8, 8)
-    assert choose("global", np.array([512]), np.array([563])) == (16, 8)
-    assert choose("local", np.array([512]), np.array([563])) == (16, 16)
-    # lengths far apart, or a window as wide as most of the target: the whole matrix
-    assert choose("global", np.array([100]), np.array([300])) is None
-    assert choose("local", np.array([40]), np.array([44])) is None
+    for affine in (False, True):
+        assert choose("global", affine, reads, windows) == (16, 4)
+        assert choose("global", affine, np.array([512]), np.array([563])) == (16, 8)
+        assert choose("local", affine, np.array([512]), np.array([563])) == (16, 16)
+        # lengths far apart, or a window as wide as most of the target: the whole matrix
+        assert choose("global", affine, np.array([100]), np.array([300])) is None
+        assert choose("local", affine, np.array([40]), np.array([44])) is None
+    # 16 columns would take 8 threads, 128 columns of 136: linear gaps take 20 columns of 4
+    # threads (80 columns), affine ones 8 of 8 (64)
+    for mode in ("local", "semi-global"):
+        assert choose(mode, False, reads, windows) == (20, 4)
+        assert choose(mode, True, reads, windows) == (8, 8)
 
 
 def test_missed_room_is_a_share_of_the_chunk_within_a_quarter_of_the_budget() -> None:

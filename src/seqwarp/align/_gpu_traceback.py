@@ -70,19 +70,22 @@ _SCATTER = "seqwarp::scatter_missed"
 # of their pairs); one in 64 measured the same within the runs' noise
 _MISSED_SHARE = 1024
 _MISSED_LEAST = 64
-# the band fill: columns a thread (K, in order of preference: a step's fixed work weighs
-# less over 16 columns, so 16 is faster even where its window is twice as wide), threads a
-# group (G: the window holds G K - K + 1 diagonals), the lanes it runs (16-bit: two pairs a
-# register), the margin of diagonals on each side of the lengths' difference as a share of
-# the shorter side (global paths need fewer: their ends are fixed; a pair its band misses
-# runs again, a few milliseconds a call), and the window's most columns as a share of the
-# target's
-_BAND_COLUMNS = (16, 8)
+# the band fill: columns a thread (K, in order of preference, by gap model (affine or not):
+# a step's fixed work weighs less over 16 columns, so 16 is faster even where its window is
+# twice as wide; with linear gaps 20 columns next, before 8: 125 bp local and semi-global
+# bands of 20 x 4 filled a million pairs 22-26 % faster than 8 x 8, with affine gaps 2-3 %
+# slower, their E column taking 120 registers against 89), threads a group (G: the window
+# holds G K - K + 1 diagonals), the lanes it runs (16-bit: two pairs a register), the margin
+# of diagonals on each side of the lengths' difference as a share of the shorter side (global
+# paths need fewer: their ends are fixed; a pair its band misses runs again, a few
+# milliseconds a call), and the window's most columns as a share of the target's (20 x 4
+# takes 80 of a 125 bp read's window of 132 or more)
+_BAND_COLUMNS = {False: (16, 20, 8), True: (16, 8)}
 _BAND_GROUPS = (4, 8, 16, 32)
 _BAND_LANES = ("s16x2", "s16x2-bytes")
 _BAND_MARGIN = {"global": 1 / 32, "semi-global": 1 / 7, "local": 1 / 7}
 _BAND_MIN_MARGIN = 4
-_BAND_MOST_COLUMNS = 0.6
+_BAND_MOST_COLUMNS = 0.65
 # pairs a band missed run on the CPU backend when each has at most _CPU_AGAIN_PAIR_CELLS and
 # all of them at most _CPU_AGAIN_CELLS_PER_THREAD a numba thread, on the device otherwise: a
 # CPU thread takes a few pairs at once to their end, so a few long ones leave the others idle
@@ -117,14 +120,15 @@ def walk_name(mode: str, affine: bool, banded: bool = False) -> str:
     return f"seqwarp::trace_walk<{_gpu_backend._MODES[mode]}, {flags}>"
 
 
-def band_group(mode: str, m: np.ndarray, n: np.ndarray) -> tuple[int, int] | None:
+def band_group(mode: str, affine: bool, m: np.ndarray, n: np.ndarray) -> tuple[int, int] | None:
     """The band fill's tile (columns a thread, threads a group) for pairs of lengths ``m`` and
-    ``n`` (one launch's): the first of ``_BAND_COLUMNS`` whose narrowest window holds the
-    lengths' difference and the mode's margin on each side within the targets' most columns,
-    or None (the whole matrix costs less)."""
+    ``n`` (one launch's) with affine gaps or linear ones: the first of the gap model's
+    ``_BAND_COLUMNS`` whose narrowest window holds the lengths' difference and the mode's
+    margin on each side within the targets' most columns, or None (the whole matrix costs
+    less)."""
     spread, shortest, fewest_columns = length_spread(m, n)
     margin = max(_BAND_MIN_MARGIN, int(np.ceil(shortest * _BAND_MARGIN[mode])))
-    for k in _BAND_COLUMNS:
+    for k in _BAND_COLUMNS[affine]:
         for group in _BAND_GROUPS:
             if group * k - k + 1 >= spread + 1 + 2 * margin:
                 if group * k <= _BAND_MOST_COLUMNS * fewest_columns:
@@ -488,7 +492,7 @@ class _ShareRun:
             )
             pairs = _gpu_backend._Pairs(cp, spans, m, n, _gpu_backend._order(launches))
             bands = [
-                band_group(self.mode, pairs.m[x.start : x.start + len(x.pairs)],
+                band_group(self.mode, self.affine, pairs.m[x.start : x.start + len(x.pairs)],
                            pairs.n[x.start : x.start + len(x.pairs)])
                 if self.band and x.kernel_lane in _BAND_LANES else None
                 for x in launches
