@@ -70,11 +70,11 @@ _SCATTER = "seqwarp::scatter_missed"
 # of their pairs); one in 64 measured the same within the runs' noise
 _MISSED_SHARE = 1024
 _MISSED_LEAST = 64
-# the band fill: columns a thread (K, in order of preference, by gap model (affine or not):
+# the band fill: columns a thread (K, in order of preference, keyed by whether gaps are affine:
 # a step's fixed work weighs less over 16 columns, so 16 is faster even where its window is
 # twice as wide; with linear gaps 20 columns next, before 8: 125 bp local and semi-global
-# bands of 20 x 4 filled a million pairs 22-26 % faster than 8 x 8, with affine gaps 2-3 %
-# slower, their E column taking 120 registers against 89), threads a group (G: the window
+# bands of 20 x 4 filled a million pairs in 21-26 % less time than 8 x 8, with affine gaps in
+# 2-3 % more, their E column taking 120 registers against 89), threads a group (G: the window
 # holds G K - K + 1 diagonals), the lanes it runs (16-bit: two pairs a register), the margin
 # of diagonals on each side of the lengths' difference as a share of the shorter side (global
 # paths need fewer: their ends are fixed; a pair its band misses runs again, a few
