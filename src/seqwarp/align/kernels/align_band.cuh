@@ -242,14 +242,10 @@ __device__ __forceinline__ void band_dp(
     // rows are 1, 2, 3, ... across its blocks (block cb + G's first row follows block cb's
     // last), so each row's letters are loaded a working step ahead: the load's latency passes
     // during the step before, not at the head of the row's dependent chain
-    auto row_letters = [&](int row) {
-        unsigned x = 0;
-#pragma unroll
-        for (int k = 0; k < PAIRS; ++k)
-            x |= (row <= m[k] ? (unsigned)query[k][row] : (unsigned)alpha) << (8 * k);
-        return x;
+    auto letter_of = [&](int row) {
+        return row_letters(query, m, row, alpha, [](unsigned char code) { return (unsigned)code; });
     };
-    unsigned q_next = row_letters(1);
+    unsigned q_next = letter_of(1);
     // the left neighbour's last column (hg, F) as sent at the last step, and hg the step before
     V recv_h = v_neg, recv_f = v_neg, recv_diag = v_neg;
     for (int s = 0; s < steps; ++s) {
@@ -283,7 +279,7 @@ __device__ __forceinline__ void band_dp(
                 diag_left = L::splat(boundary<MODE>(i - 1, go, ge) - go);
             }
             const unsigned q = q_next;
-            q_next = row_letters(i + 1);
+            q_next = letter_of(i + 1);
             V sub[K];
             profile_scores<L, K, G>(my_prof, q, letters, sub);
             // align_dp.cuh's row and flags

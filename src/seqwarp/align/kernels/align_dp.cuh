@@ -282,6 +282,20 @@ __device__ __forceinline__ typename L::V pick(const typename L::V (&x)[K], int c
 // ---------------------------------------------------------------------------------------------
 // row pieces shared with align_band.cuh (a fused lane's plain form, a profile of the target)
 // ---------------------------------------------------------------------------------------------
+// a row's query letters, a byte a pair: pair k's residue query[k][row] (`query[k]`: its query
+// less one, so that row 1 is its first residue) through `letter` (the residue code itself, or
+// its class in the class table), `pad` below the pair's last row
+template <int PAIRS, class Letter>
+__device__ __forceinline__ unsigned row_letters(const unsigned char* const (&query)[PAIRS],
+                                                const int (&m)[PAIRS], int row, unsigned pad,
+                                                Letter letter) {
+    unsigned packed = 0;
+#pragma unroll
+    for (int k = 0; k < PAIRS; ++k)
+        packed |= (row <= m[k] ? letter(query[k][row]) : pad) << (8 * k);
+    return packed;
+}
+
 // bytes per profile load of a thread's K scores: the widest of 16, 8 and 4 that divides them
 template <class L, int K>
 __host__ __device__ constexpr int profile_load() {
@@ -803,19 +817,13 @@ __device__ __forceinline__ void align_dp(
         // --- windows of G rows: query letters (and the handed-on column for thread 0) -------
         // window w holds row w*G + 1 + t in thread t; `cur` is the window of the current
         // iteration (thread 0 takes its rows from it), `next` is loaded a whole window ahead
-        auto letter_of = [&](int row) -> unsigned {
-            unsigned packed = 0;
+        const unsigned char* query[PAIRS];
 #pragma unroll
-            for (int k = 0; k < PAIRS; ++k) {
-                unsigned a;
-                if constexpr (TABLE) {
-                    a = row <= m[k] ? (unsigned)class_of[codes[qs[k] + row - 1]] : (unsigned)pad;
-                } else {
-                    a = row <= m[k] ? codes[qs[k] + row - 1] : (unsigned)alpha;
-                }
-                packed |= a << (8 * k);
-            }
-            return packed;
+        for (int k = 0; k < PAIRS; ++k) query[k] = codes + qs[k] - 1;
+        auto letter_of = [&](int row) {
+            return row_letters(query, m, row, pad, [&](unsigned char code) {
+                return TABLE ? (unsigned)class_of[code] : (unsigned)code;
+            });
         };
         const bool handed = stripe > 0;
         // the handed-on column's row: (hg, F) bit patterns, or REBASED (hg A, hg B, F A, F B)
