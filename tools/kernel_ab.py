@@ -1,4 +1,4 @@
-"""Time the score kernels of a git revision against the working tree's, in one process.
+"""Time the score kernels of a git revision (or a folder of them) against the working tree's.
 
 Each workload is staged with both kernel sources (``_gpu_backend.stage``: the engine's default
 lanes and tiles), their results compared pair by pair, and the kernels alone timed in turn,
@@ -7,6 +7,10 @@ launch on the score call's streams, median of ``--repeats`` after a warm-up), so
 to the kernels is measured against the code before it on the same pairs, device and clocks:
 
     python tools/kernel_ab.py --base HEAD~1 --data .benchdata/align-gpu --out ab.json
+
+``--base`` is a git revision, or a folder holding a revision's kernel files, for a machine
+that has the working tree without its history (``git archive HEAD~1
+src/seqwarp/align/kernels | tar -x --strip-components 4 -C DIR``).
 
 DNA: reads simulated from the benchmark's genome against their windows (+2/-1, linear gap 1
 or affine 2/1) at 512 bp (global linear and affine, semi-global and local affine) and 125 bp
@@ -102,7 +106,9 @@ def _workloads(data: Path, database: int) -> Iterator[tuple[str, tuple]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--base", default="HEAD", help="git revision of the other kernels")
+    parser.add_argument(
+        "--base", default="HEAD", help="git revision of the other kernels, or a folder of them"
+    )
     parser.add_argument("--data", type=Path, required=True, help="align-gpu --prepare-inputs")
     parser.add_argument("--database", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=3)
@@ -111,8 +117,11 @@ def main() -> None:
     options = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as folder:
-        _checkout(options.base, Path(folder))
-        sides = {"base": Path(folder), "tree": None}
+        base = Path(options.base)
+        if not base.is_dir():
+            base = Path(folder)
+            _checkout(options.base, base)
+        sides = {"base": base, "tree": None}
         for name, args in _workloads(options.data, options.database):
             q, t = args[0].lengths[args[2]], args[1].lengths[args[3]]
             cells = float(np.sum(q.astype(np.float64) * t))
