@@ -183,11 +183,10 @@ class Aligner:
             if output == "cigar":
                 values, strings = engine.align(*args, **known)
                 cigar_parts.append((chosen, strings))
-            elif order is None:
-                # the GPU engine's local kernels skip the end cells a caller does not take
-                values = engine.score(*args, **known, ends=output == "ends")
             else:
-                values = engine.score(*args)
+                # the GPU engine's local kernels skip the end cells a caller does not take
+                ends = {"ends": output == "ends"} if order is None else {}
+                values = engine.score(*args, **known, **ends)
             if order is None and values.shape == fields.shape:
                 fields = values  # one chunk of all pairs, in call order: no copy
             else:
