@@ -163,6 +163,60 @@ def test_protein_class_table_matches_cpu(mode: str, gap: str) -> None:
         assert np.array_equal(scores, cpu[:, 0])
 
 
+@pytest.mark.parametrize("scores", ["bytes", "wide"])
+@pytest.mark.parametrize("gap", list(GAPS))
+@pytest.mark.parametrize("mode", MODES)
+def test_cross_products_take_the_paired_profile_and_match_cpu(
+    mode: str, gap: str, scores: str
+) -> None:
+    """A cross product (every query against an odd number of targets, N among the letters,
+    lengths 1-600, a third of the targets related to a query) runs its pair sets of one query
+    on the paired profile and the pairs left over on the plain one; with +2/-1 (byte
+    profile) and with scores past a byte (+130/-50: the 16-bit profile)."""
+    scoring = scoring_for("dna", gap)
+    if scores == "wide":
+        go, ge = GAPS[gap]
+        scoring = Scoring.dna(match=130, mismatch=-50, gap_open=50 * go, gap_extend=50 * ge)
+    rng = np.random.default_rng(zlib.crc32(f"paired {mode} {gap} {scores}".encode()))
+    lengths = np.exp(rng.uniform(0, np.log(600), size=48)).astype(int) + 1
+    queries = [rng.integers(5, size=m, dtype=np.uint8) for m in lengths]
+    targets = []
+    for k in range(301):
+        if k % 3 == 0:
+            targets.append(mutate(rng, queries[k % len(queries)], 4, 0.1))
+        else:
+            n = int(np.exp(rng.uniform(0, np.log(600)))) + 1
+            targets.append(rng.integers(5, size=n, dtype=np.uint8))
+    targets = [t if len(t) else queries[0] for t in targets]
+    q, t = batch(queries, scoring.alphabet), batch(targets, scoring.alphabet)
+    q_index = np.repeat(np.arange(len(q), dtype=np.int64), len(t))
+    t_index = np.tile(np.arange(len(t), dtype=np.int64), len(q))
+    m, n = q.lengths[q_index], t.lengths[t_index]
+    go, ge = scoring.gap_open, scoring.gap_extend
+    plan = _gpu_backend._plan(
+        m,
+        n,
+        scoring.matrix,
+        go,
+        ge,
+        "auto",
+        offset=mode != "local",
+        query_starts=q.offsets[q_index],
+    )
+    lanes = {x.kernel_lane.removesuffix("-offset") for x in plan}
+    plain = "s16x2-bytes" if scores == "bytes" else "s16x2"
+    assert {"s16x2-paired", plain} <= lanes
+    args = (q, t, q_index, t_index, scoring.matrix, mode, go, ge)
+    cpu = _cpu_backend.score(*args)
+    gpu = _gpu_backend.score(*args)
+    bad = np.flatnonzero(np.any(cpu != gpu, axis=1))
+    assert len(bad) == 0, (
+        f"{len(bad)} pairs differ; first {int(bad[0])}: {cpu[bad[0]]} {gpu[bad[0]]}"
+    )
+    if mode == "local":  # as score_matrix runs them: scores without their end cells
+        assert np.array_equal(_gpu_backend.score(*args, ends=False)[:, 0], cpu[:, 0])
+
+
 @pytest.mark.parametrize("lanes", ["auto", "half2"])
 @pytest.mark.parametrize("mode", MODES)
 def test_overflow_prone_pairs(mode: str, lanes: str) -> None:

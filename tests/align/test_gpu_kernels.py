@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from seqwarp.align import _cpu_backend, _gpu_backend, _gpu_traceback
-from seqwarp.align._host_scan import shape_sort
+from seqwarp.align._host_scan import one_query_sets, shape_sort
 from seqwarp.align.plan import (
     offset_bound,
     rebased_reach,
@@ -112,6 +112,18 @@ INSTANCES = {
         )
     ]
     + [_gpu_backend.kernel_name("global", True, "s16x2-table-rebased", 8, 32)]
+    # the paired profile (pair sets of one query), plain and in the offset form
+    + [
+        _gpu_backend.kernel_name(mode, affine, "s16x2-paired", k, g)
+        for mode, affine, (g, k) in itertools.product(
+            ("global", "semi-global", "local"), (False, True), ((8, 24), (16, 32))
+        )
+    ]
+    + [
+        _gpu_backend.kernel_name(mode, affine, "s16x2-paired-offset", 24, 8)
+        for mode, affine in itertools.product(("global", "semi-global"), (False, True))
+    ]
+    + [_gpu_backend.kernel_name("global", True, "s16x2-paired-offset", 16, 32, split=8)]
     # the long reads' one-group tile, whose register bound (align_score.cu's min_blocks) differs
     + [_gpu_backend.kernel_name("global", True, "s16x2-bytes-rebased", 32, 16)]
     + [
@@ -140,6 +152,7 @@ INSTANCES = {
             (
                 ("s16x2-table", 8, 32),
                 ("s16x2-bytes", 24, 8),
+                ("s16x2-paired", 24, 8),
                 ("s16x2", 16, 32),
                 ("s32", 8, 32),
                 ("half2", 16, 32),
@@ -656,6 +669,74 @@ def test_large_alphabets_take_the_class_table_in_score_kernels() -> None:
     launch = _gpu_backend._Launch("s16x2", "s16x2-table", 32, 8, np.arange(40))
     grid = _gpu_backend._Grid.of(launch, 40, 300, 300, 25)
     assert (grid.blocks, grid.threads, grid.shared) == (2, 384, 4 * 25**3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 4), max_size=60))
+def test_one_query_sets_pair_runs_of_a_query_and_keep_the_rest_in_order(queries) -> None:
+    """Each run of consecutive pairs of one query gives its pairs two by two, in order; the
+    last pair of each odd run follows, in order: the paired profile never sees two queries."""
+    starts = np.array(queries, dtype=np.int64)[::-1] * 100  # pair p's query: starts[p]
+    pairs = np.arange(len(starts), dtype=np.int64)[::-1].copy()  # queries[k]: pair k's here
+    order, sets = one_query_sets(pairs, starts)
+    assert sorted(order.tolist()) == sorted(pairs.tolist())
+    assert sets % 2 == 0
+    paired, rest = order[:sets], order[sets:]
+    assert np.all(starts[paired[0::2]] == starts[paired[1::2]])
+    assert np.all(np.diff(paired) < 0) and np.all(np.diff(rest) < 0)  # the input's order
+    runs = [len(list(group)) for _, group in itertools.groupby(queries)]
+    assert len(rest) == sum(length % 2 for length in runs)
+
+
+def test_cross_products_take_the_paired_profile() -> None:
+    """DNA pair sets of one query (a cross product's) take the s16x2 lane's paired profile on
+    tiles of up to 16 columns a thread, the pairs left over, the pairs of distinct queries
+    and wider tiles the byte profile; every pair runs once, and a launch's pairs keep the
+    shape order that the long pairs' split relies on."""
+    dna = Scoring.dna(2, -1, 2, 1).matrix
+    rng = np.random.default_rng(3)
+    queries, targets = 9, 61  # reads: 70-128 residues, two target bins
+    q_len = rng.integers(70, 129, size=queries)
+    t_len = rng.integers(70, 129, size=targets)
+    q_index = np.repeat(np.arange(queries), targets)
+    t_index = np.tile(np.arange(targets), queries)
+    m, n = q_len[q_index], t_len[t_index]
+    starts = np.cumsum(q_len)[q_index]
+    for offset in (False, True):
+        plan = _gpu_backend._plan(m, n, dna, 2, 1, "auto", offset=offset, query_starts=starts)
+        tail = "-offset" if offset else ""
+        assert {x.kernel_lane for x in plan} == {f"s16x2-paired{tail}", f"s16x2-bytes{tail}"}
+        every = np.concatenate([x.pairs for x in plan])
+        assert sorted(every.tolist()) == list(range(len(m)))
+        for launch in plan:
+            bins = np.minimum((n[launch.pairs] - 1) >> 5, 255)
+            assert np.all(np.diff(bins) >= 0)
+            if "paired" in launch.kernel_lane:
+                sets = starts[launch.pairs]
+                assert len(sets) % 2 == 0 and np.array_equal(sets[0::2], sets[1::2])
+        paired = sum(len(x.pairs) for x in plan if "paired" in x.kernel_lane)
+        assert paired > 0.8 * len(m)
+        assert all(x.columns <= 16 for x in plan if "paired" in x.kernel_lane)
+    # a query past the 16-bit range keeps its pairs on the rebased and int32 lanes
+    long_q = q_len.copy()
+    long_q[0] = 20_000
+    starts = np.cumsum(long_q)[q_index]
+    for offset, lane in ((False, "s32"), (True, "s16x2-bytes-rebased")):
+        plan = _gpu_backend._plan(
+            long_q[q_index], n, dna, 2, 1, "auto", offset=offset, query_starts=starts
+        )
+        wide = np.concatenate([x.pairs for x in plan if x.kernel_lane == lane])
+        assert sorted(wide.tolist()) == np.flatnonzero(q_index == 0).tolist()
+    # reads of 512 bp run on one stripe of 16 x 32: the byte profile's
+    wide = _gpu_backend._plan(m * 0 + 512, n * 0 + 512, dna, 2, 1, "auto", query_starts=starts)
+    assert {(x.kernel_lane, x.columns) for x in wide} == {("s16x2-bytes", 32)}
+    # pairs of distinct queries, and protein's class table, keep their lanes
+    distinct = np.arange(len(m)) * 1000
+    plain = _gpu_backend._plan(m, n, dna, 2, 1, "auto", query_starts=distinct)
+    assert {x.kernel_lane for x in plain} == {"s16x2-bytes"}
+    blosum = Scoring.blosum62(11, 1).matrix
+    table = _gpu_backend._plan(m, n, blosum, 11, 1, "auto", query_starts=starts)
+    assert {x.kernel_lane for x in table} == {"s16x2-table"}
 
 
 DNA_TILES = ((8, 16), (16, 16), (16, 32))

@@ -16,6 +16,8 @@ import zlib
 import numpy as np
 import pytest
 from gpu_cases import batch, scoring_for
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from seqwarp.align import _cpu_backend, _gpu_backend, _host_scan
 from seqwarp.align._host_scan import indexed_running_cells, is_consecutive, running_cells
@@ -275,6 +277,18 @@ def test_a_lead_in_starts_small_and_doubles() -> None:
     assert normal == [1 << 17] * 8
     assert sizes(1 << 14) == [1 << 14, 1 << 15, 1 << 16] + [1 << 17] * 7 + [1 << 14]
     assert sizes(1 << 18) == normal
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 300_000), st.integers(1, 4000), st.sampled_from([0, 1 << 14]))
+def test_chunks_keep_pair_sets_whole(count: int, longest: int, lead: int) -> None:
+    """Every chunk but the last holds an even number of pairs, so a two-pair lane's pair sets
+    (the paired profile's: two pairs of one query) never straddle two chunks."""
+    launch = _gpu_backend._Launch("s16x2", "s16x2-paired", 8, 16, np.arange(count), start=3)
+    chunks = _gpu_backend._ranges(launch, longest, lead)
+    assert chunks[0][0] == 3 and chunks[-1][1] == 3 + count
+    assert all(b == c for (_, b), (c, _) in itertools.pairwise(chunks))
+    assert all((b - a) % 2 == 0 for a, b in chunks[:-1])
 
 
 def test_partition_without_pairs_or_cells() -> None:

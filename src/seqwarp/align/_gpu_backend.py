@@ -73,7 +73,15 @@ from ..devices import Backend
 from ..errors import InvalidParameter
 from ..sequences import SequenceBatch
 from . import _cpu_backend
-from ._host_scan import extent, gather_pairs, is_consecutive, running_cells, shape_sort, take
+from ._host_scan import (
+    extent,
+    gather_pairs,
+    is_consecutive,
+    one_query_sets,
+    running_cells,
+    shape_sort,
+    take,
+)
 from ._pools import pool, thread_streams
 from .plan import (
     CallBudget,
@@ -95,16 +103,19 @@ _MODES = {"global": 0, "semi-global": 1, "local": 2}
 # "-offset": the same lane in align_dp.cuh's anti-diagonal offset form (global and
 # semi-global scores); "-rebased": the offset form relative to a moving base (pairs too long
 # for the whole 16-bit range); "s16x2-table" reads its scores from a block's table of letter
-# classes (large alphabets: no profile per pair set)
+# classes (large alphabets: no profile per pair set); "s16x2-paired" holds both pairs' scores
+# of a letter and column in one profile word (pair sets that share their query)
 _LANE_STRUCT = {
     "s32": ("LaneS32", 4),
     "s16x2": ("LaneS16x2", 2),
     "s16x2-bytes": ("LaneS16x2Bytes", 1),
+    "s16x2-paired": ("LaneS16x2Paired", 2),
     "s16x2-table": ("LaneS16x2Table", 4),
     "half2": ("LaneHalf2", 2),
     "s32-offset": ("Offset<seqwarp::LaneS32>", 4),
     "s16x2-offset": ("Offset<seqwarp::LaneS16x2>", 2),
     "s16x2-bytes-offset": ("Offset<seqwarp::LaneS16x2Bytes>", 1),
+    "s16x2-paired-offset": ("Offset<seqwarp::LaneS16x2Paired>", 2),
     "s16x2-table-offset": ("Offset<seqwarp::LaneS16x2Table>", 4),
     "s16x2-rebased": ("Rebased<seqwarp::LaneS16x2>", 2),
     "s16x2-bytes-rebased": ("Rebased<seqwarp::LaneS16x2Bytes>", 1),
@@ -119,6 +130,16 @@ _REBASE_EVERY = 64
 # 11/1, local): 100 / 300 / 600 / 995 residues 1.01 / 1.55 / 1.79 / 1.92 TCUPS on the byte
 # profile, 1.28 / 1.73 / 1.90 / 1.98 on the table (25 classes)
 _TABLE_ABOVE_LETTERS = 8
+# the s16x2 lane takes the paired profile when this share of sampled pair sets (of at most
+# _PAIRED_SAMPLE) align both their pairs to one query, on tiles of at most
+# _PAIRED_MOST_COLUMNS columns a thread. Measured on one H200 (all pairs of 1,200 reads of
+# 512 bp and of 3,000 of 125 bp, the kernels alone): at 8 x 16, +2.5 / +6 / +7 / +14 % for
+# global linear, global and semi-global affine and local affine at 512 bp, +5 / +13 % for
+# global linear and local affine at 125 bp; at 16 x 32 (its words take 768 bytes of shared
+# memory a thread: 9 warps a multiprocessor) -2 / +1 / -3 / +4 %
+_PAIRED_SHARE = 0.75
+_PAIRED_SAMPLE = 4096
+_PAIRED_MOST_COLUMNS = 16
 _TABLE_MAX_BYTES = 75 * 1024
 _TABLE_BLOCK = 384
 # the largest |value| each lane type holds exactly (lanes.cuh: s16x2 keeps -16384 as minus
@@ -322,13 +343,16 @@ def _plan(
     tiles: tuple[tuple[int, int], ...] | None = None,
     offset: bool = False,
     table: bool = True,
+    query_starts: np.ndarray | None = None,
 ) -> list[_Launch]:
     """Lane type and tile of every pair with both sides non-empty; ``tiles`` overrides the
     (threads per group, columns per thread) choices, narrowest first; ``offset`` (global and
     semi-global scores) runs the fused lanes in the anti-diagonal offset form, and the pairs
     too long for the s16x2 lane its rebased form where that holds them; ``table`` lets a
-    large alphabet's s16x2 lane read the class table (score kernels). The launches'
-    pairs are consecutive slices of one array (``_Launch.start`` says where each begins)."""
+    large alphabet's s16x2 lane read the class table (score kernels); ``query_starts`` (each
+    pair's query offset) lets the s16x2 lane take the paired profile where pair sets share
+    their query (:func:`_shares_queries`). The launches' pairs are consecutive slices of one
+    array (``_Launch.start`` says where each begins)."""
     shortest_m, longest_m = int(m.min()), int(m.max())
     shortest_n, longest_n = int(n.min()), int(n.max())
     if shortest_m == longest_m > 0 and shortest_n == longest_n > 0:
@@ -355,7 +379,13 @@ def _plan(
     # int32); the fused lanes in the offset form when asked (plan.offset_bound: it holds
     # whatever they hold)
     table = table and _class_table(matrix) is not None
-    packed_lane = _kernel_lane(packed, offset, matrix, gap_extend, table)
+    plain_lane = _kernel_lane(packed, offset, matrix, gap_extend, table)
+    paired = (
+        not table
+        and query_starts is not None
+        and _shares_queries(query_starts, work if narrow.all() else work[narrow])
+    )
+    packed_lane = _kernel_lane(packed, offset, matrix, gap_extend, table, paired)
     if narrow.all():
         parts = [(packed_lane, packed, 0, work, keys)]
     else:
@@ -367,7 +397,7 @@ def _plan(
             and lanes != "s32"
             and _rebased_holds(matrix, gap_open, gap_extend, max(g * w for g, w in tiles))
         ):
-            wide = (packed_lane.replace("-offset", "-rebased"), packed)
+            wide = (plain_lane.replace("-offset", "-rebased"), packed)
         else:
             wide = (_kernel_lane("s32", offset, matrix, gap_extend), "s32")
         parts = [(packed_lane, packed, 0, *chosen), (*wide, len(chosen[0]), *rest)]
@@ -381,7 +411,18 @@ def _plan(
             group, columns = tiles[tile]
             start = base + int(a)
             pairs = order[start : base + int(b)]
-            launches.append(_Launch(lane, kernel_lane, group, columns, pairs, start))
+            runs = [(kernel_lane, pairs)]
+            if "paired" in kernel_lane:
+                # the paired profile takes the pair sets of one query on narrow tiles, the
+                # plain one the rest
+                sets = 0
+                if columns <= _PAIRED_MOST_COLUMNS:
+                    pairs, sets = one_query_sets(pairs, query_starts)
+                runs = [(kernel_lane, pairs[:sets]), (plain_lane, pairs[sets:])]
+            for each_lane, each in runs:
+                if len(each):
+                    launches.append(_Launch(lane, each_lane, group, columns, each, start))
+                    start += len(each)
     return launches
 
 
@@ -401,19 +442,40 @@ def _rebased_holds(matrix: np.ndarray, gap_open: int, gap_extend: int, columns: 
     return reach <= _LANE_LIMIT["s16x2"]
 
 
-def _kernel_lane(lane: str, offset: bool, matrix: np.ndarray, ge: int, table: bool = False) -> str:
-    """The ``_LANE_STRUCT`` key of ``lane``: s16x2 with the class table when ``table``, else
-    with an 8-bit profile where every profile score fits a byte (the offset form's profile
-    holds s + 2 ge), the fused lanes in the offset form when ``offset`` (half2 has no such
-    form)."""
+def _kernel_lane(
+    lane: str,
+    offset: bool,
+    matrix: np.ndarray,
+    ge: int,
+    table: bool = False,
+    paired: bool = False,
+) -> str:
+    """The ``_LANE_STRUCT`` key of ``lane``: s16x2 with the class table when ``table``, with
+    the paired profile when ``paired``, else with an 8-bit profile where every profile score
+    fits a byte (the offset form's profile holds s + 2 ge), the fused lanes in the offset form
+    when ``offset`` (half2 has no such form)."""
     if lane != "s16x2":
         return f"{lane}-offset" if offset and lane == "s32" else lane
     if table:
         kernel_lane = "s16x2-table"
+    elif paired:
+        kernel_lane = "s16x2-paired"
     else:
         low, high = int(matrix.min()), int(matrix.max()) + (2 * ge if offset else 0)
         kernel_lane = "s16x2-bytes" if low >= -128 and high <= 127 else "s16x2"
     return f"{kernel_lane}-offset" if offset else kernel_lane
+
+
+def _shares_queries(query_starts: np.ndarray, order: np.ndarray) -> bool:
+    """Whether at least ``_PAIRED_SHARE`` of the pair sets (consecutive pairs of ``order``)
+    align their two pairs to one query, judged on up to ``_PAIRED_SAMPLE`` sets spread over
+    them: a cross product's, whose paired profile gives a cell's two scores in one load."""
+    sets = len(order) // 2
+    if sets == 0:
+        return False
+    firsts = 2 * np.unique(np.linspace(0, sets - 1, min(sets, _PAIRED_SAMPLE)).astype(np.int64))
+    same = query_starts[order[firsts]] == query_starts[order[firsts + 1]]
+    return np.count_nonzero(same) >= _PAIRED_SHARE * len(firsts)
 
 
 def letter_classes(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -458,9 +520,10 @@ def _split_long(
     ``n``: the target lengths of the launches' pairs, which run in the order of their
     32-residue bins, capped at bin 255: a binary search finds the first long one. ``scoring``
     (matrix, gap open, gap extend) lets the rebased lane take wide stripes where its reach
-    allows. The split launches come first, the widest clusters first (their sets run
-    longest: each then starts at once, on a stream of its own, :class:`StreamTurns`), and
-    every launch's ``start`` is counted again in that order."""
+    allows. The paired profile's launches stay whole: longest first would part their pair
+    sets. The split launches come first, the widest clusters first (their sets run longest:
+    each then starts at once, on a stream of its own, :class:`StreamTurns`), and every
+    launch's ``start`` is counted again in that order."""
     split: list[_Launch] = []
     result = []
     for launch in launches:
@@ -479,6 +542,7 @@ def _split_long(
             cut == count
             or -(-(count - cut) // launch.lane_pairs) >= _SPLIT_BELOW_GROUPS
             or warps == 1
+            or "paired" in launch.kernel_lane  # longest first would part its pair sets
         ):
             result.append(launch)
             continue
@@ -978,12 +1042,13 @@ def _ranges(launch: _Launch, longest_query: int, lead: int = 0) -> list[tuple[in
     their memory budget, and at least ``_MIN_CHUNKS`` of a large launch (so that copies
     overlap kernels). With ``lead``, the first chunk has that many pairs and each next one
     twice as many, up to the normal size: a device's first kernel then waits for a few MiB
-    of residues rather than a whole chunk's."""
+    of residues rather than a whole chunk's. Chunks hold an even number of pairs but the
+    last: a two-pair lane's pair sets stay whole (the paired profile's share a query)."""
     count = len(launch.pairs)
     per_pair = (4 * launch.handed_words * (longest_query + 1) + 64) * launch.split * launch.cluster
     budget = _SCRATCH_BYTES if launch.split == 1 else _SPLIT_SCRATCH_BYTES
     wanted = _MIN_CHUNKS if count >= _MIN_CHUNKS * _MIN_CHUNK_PAIRS else 1
-    size = max(2, min(_MAX_CHUNK_PAIRS, budget // per_pair, -(-count // wanted)))
+    size = max(2, min(_MAX_CHUNK_PAIRS, budget // per_pair, -(-count // wanted)) & ~1)
     step = min(lead, size) if lead > 1 else size
     chunks, at = [], 0
     while at < count:
@@ -1024,24 +1089,28 @@ def stage(
     tiles: tuple[tuple[int, int], ...] | None = None,
     table: bool = True,
     ends: bool = True,
+    paired: bool = True,
 ) -> list[Staged]:
     """Every launch of a score call, its arguments on the first device, not yet run (for
     timing the kernels alone on any stream, trying other ``tiles``, or the profile where the
-    class table would serve: ``table=False``; :func:`score` is the normal path; ``ends`` as
-    there)."""
+    class table would serve: ``table=False``, or the byte profile where the paired one would:
+    ``paired=False``; :func:`score` is the normal path; ``ends`` as there)."""
     import cupy as cp
 
     firsts = firsts_of(q_index, t_index)
     m = _lengths(queries, q_index, firsts[0])
     n = _lengths(targets, t_index, firsts[1])
-    plan = _plan(m, n, matrix, gap_open, gap_extend, lanes, tiles, mode != "local", table)
+    spans = _spans(queries, targets, q_index, t_index, firsts, m, n)
+    plan = _plan(
+        m, n, matrix, gap_open, gap_extend, lanes, tiles, mode != "local", table,
+        spans.q_offsets if paired else None,
+    )  # fmt: skip
     launches = _split_long(plan, n, _cluster_sizes(_devices[0]), (matrix, gap_open, gap_extend))
     if not launches:
         return []
     affine = gap_open != gap_extend
     staged = []
     with cp.cuda.Device(_devices[0]):
-        spans = _spans(queries, targets, q_index, t_index, firsts, m, n)
         pairs = _Pairs(cp, spans, m, n, _order(launches))
         kernels = _module(mode, affine, launches, ends)
         codes = cp.asarray(np.concatenate(spans.sources))
@@ -1270,12 +1339,15 @@ def _score_part(
             """Stage ``a:b``'s pairs in launch order, its chunks and their kernels."""
             with cp.cuda.Device(device):
                 sm, sn = m[a:b], n[a:b]
-                plan = _plan(sm, sn, matrix, gap_open, gap_extend, lanes, offset=mode != "local")
-                launches = _split_long(
-                    plan, sn, _cluster_sizes(device), (matrix, gap_open, gap_extend)
-                )
                 share = replace(
                     spans, q_offsets=spans.q_offsets[a:b], t_offsets=spans.t_offsets[a:b]
+                )
+                plan = _plan(
+                    sm, sn, matrix, gap_open, gap_extend, lanes, offset=mode != "local",
+                    query_starts=share.q_offsets,
+                )  # fmt: skip
+                launches = _split_long(
+                    plan, sn, _cluster_sizes(device), (matrix, gap_open, gap_extend)
                 )
                 pairs = _Pairs(cp, share, sm, sn, _order(launches))
                 # the device's first chunks lead in small (see _ranges)

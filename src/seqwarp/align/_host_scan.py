@@ -25,6 +25,7 @@ __all__ = [
     "indexed_running_cells",
     "is_consecutive",
     "length_spread",
+    "one_query_sets",
     "running_cells",
     "shape_sort",
     "take",
@@ -266,3 +267,43 @@ def length_spread(m: np.ndarray, n: np.ndarray) -> tuple[int, int, int]:
         int(min(x[1] for x in parts)),
         int(min(x[2] for x in parts)),
     )
+
+
+@jit
+def _odd_runs(pairs: np.ndarray, query_starts: np.ndarray) -> int:
+    """How many runs of consecutive pairs of one query (``query_starts`` equal) in ``pairs``
+    have an odd length."""
+    count, start = 0, 0
+    for k in range(1, len(pairs) + 1):
+        if k == len(pairs) or query_starts[pairs[k]] != query_starts[pairs[start]]:
+            count += (k - start) & 1
+            start = k
+    return count
+
+
+@jit
+def _arrange_runs(pairs: np.ndarray, query_starts: np.ndarray, out: np.ndarray, sets: int) -> None:
+    front, back, start = 0, sets, 0
+    for k in range(1, len(pairs) + 1):
+        if k == len(pairs) or query_starts[pairs[k]] != query_starts[pairs[start]]:
+            even = start + ((k - start) & ~1)
+            for j in range(start, even):
+                out[front] = pairs[j]
+                front += 1
+            if even < k:
+                out[back] = pairs[even]
+                back += 1
+            start = k
+
+
+def one_query_sets(pairs: np.ndarray, query_starts: np.ndarray) -> tuple[np.ndarray, int]:
+    """``pairs`` arranged as pair sets of one query (each run of consecutive pairs of one
+    query, ``query_starts[pair]`` equal, gives its pairs two by two) followed by the pairs
+    left over (the last of each run of odd length), both in their order, and the number in
+    sets; ``pairs`` itself when no run is odd."""
+    left = _odd_runs(pairs, query_starts)
+    if left == 0:
+        return pairs, len(pairs)
+    out = np.empty(len(pairs), dtype=np.int64)
+    _arrange_runs(pairs, query_starts, out, len(pairs) - left)
+    return out, len(pairs) - left

@@ -25,10 +25,11 @@
 // Template parameters
 //   MODE    0 global, 1 semi-global, 2 local (seqwarp.align.cpu's GLOBAL, SEMI_GLOBAL, LOCAL)
 //   AFFINE  false: linear gaps (gap_open == gap_extend, E and F need no registers)
-//   Lane    LaneS32, LaneS16x2, LaneS16x2Bytes, LaneS16x2Table or LaneHalf2 (lanes.cuh):
-//           what one register holds, and the width of the profile's scores (the table lane:
-//           no profile, see below); Offset<a fused lane>: the same in the anti-diagonal offset
-//           form; Rebased<a 16-bit lane>: the offset form relative to a moving base (below)
+//   Lane    LaneS32, LaneS16x2, LaneS16x2Bytes, LaneS16x2Paired, LaneS16x2Table or
+//           LaneHalf2 (lanes.cuh): what one register holds, and the width of the profile's
+//           scores (the paired lane: both pairs' in a word; the table lane: no profile, see
+//           below); Offset<a fused lane>: the same in the anti-diagonal offset form;
+//           Rebased<a 16-bit lane>: the offset form relative to a moving base (below)
 //   K       target columns per thread (register tile), a multiple of 4
 //   G       threads per alignment group: 8, 16 or 32
 //   FLAGS   also write each cell's 4 direction flags (fused lanes only: s32, s16x2)
@@ -93,7 +94,15 @@
 // Rebased lanes: base[PAIRS] (int32) and the semi-global last column's best in int32.
 // Shared memory per group: the profile, (alphabet + 1) letters x G*K columns x PAIRS scores
 // of 1, 2 or 4 bytes, laid out so that the G threads' loads fall on distinct banks (the
-// class-table lane instead: one table a block, C^3 words for C letter classes). Local mode
+// class-table lane instead: one table a block, C^3 words for C letter classes).
+//
+// The paired lane (LaneS16x2Paired, for cross products: the host gives it only groups whose
+// two pairs share their query) lays its profile out [letter][column], each word holding
+// s(letter, target A's residue) and s(letter, target B's residue) side by side, ready for the
+// DPX ops: a row's scores are K/4 16-byte loads from the row of the query letter, where the
+// byte profile takes half the loads but a byte permute a column to put the two pairs' scores
+// side by side (24 of the 91 ALU-pipe instructions of a global linear row at 8 x 24), at
+// twice its shared memory. Local mode
 // also keeps, per thread and pair, a snapshot of its K registers at the row where the pair's
 // best of the stripe last grew (PAIRS x K words a thread, static shared memory): stored under
 // a predicate in the rows where it grows, read once a stripe for the best's column.
@@ -305,9 +314,11 @@ __host__ __device__ constexpr int profile_load() {
 }
 
 // the substitution scores of a row's letter(s) q (a byte a pair) against the thread's K
-// columns, from a profile laid out [pair][letter][swizzled column] over G * K columns; `at`:
-// the profile plus the thread's first slot (t * W), so that the G threads' loads fall on
-// distinct banks
+// columns, from a profile laid out [pair][letter][swizzled column] over G * K columns (the
+// paired lane: [letter][swizzled column], a word holding both pairs' scores); `at`: the
+// profile plus the thread's first slot (t * W), so that the G threads' loads fall on
+// distinct banks (the paired lane's words of the row of q's first letter: a column's two
+// scores, the group's two pairs sharing their query)
 template <class L, int K, int G>
 __device__ __forceinline__ void profile_scores(const typename L::P* at, unsigned q, int letters,
                                                typename L::V (&sub)[K]) {
@@ -320,7 +331,7 @@ __device__ __forceinline__ void profile_scores(const typename L::P* at, unsigned
         const int offset = v * G * W;
         unsigned a[LOAD / 4];
         load_words(at + (q & 0xff) * COLS + offset, a);
-        if constexpr (L::PAIRS == 1) {
+        if constexpr (L::PAIRS == 1 || L::PAIRED) {
 #pragma unroll
             for (int w = 0; w < LOAD / 4; ++w) sub[v * W + w] = L::from_bits(a[w]);
         } else {
@@ -684,7 +695,10 @@ __device__ __forceinline__ void align_dp(
     const int pad = letters - 1;
     const int* const class_of = matrix + alpha * alpha;    // TABLE only
     const int table_row = alpha * alpha * 4;               // TABLE: bytes of one query class
-    P* prof = reinterpret_cast<P*>(smem) + (size_t)group_in_block * PAIRS * letters * COLS;
+    constexpr bool PAIRED = L::PAIRED;
+    static_assert(!PAIRED || (PAIRS == 2 && !FLAGS), "the paired profile serves two-pair scores");
+    constexpr int PROFILES = PAIRED ? 1 : PAIRS;           // a paired word holds both pairs'
+    P* prof = reinterpret_cast<P*>(smem) + (size_t)group_in_block * PROFILES * letters * COLS;
 
     // the PAIRS pairs of this group
     long long pid[PAIRS], qs[PAIRS], ts[PAIRS];
@@ -693,6 +707,7 @@ __device__ __forceinline__ void align_dp(
     if (Nw == 0) return;
     // TABLE: whether every group of the warp aligns its two pairs to one query (a missing
     // second pair counts as sharing it): one table load then gives a cell's two scores
+    // (PAIRED: the host gives the lane such groups only)
     const bool one_query =
         TABLE && __all_sync(FULL, (qs[0] == qs[PAIRS - 1] && m[0] == m[PAIRS - 1]) ||
                                       m[PAIRS - 1] == 0);
@@ -760,13 +775,19 @@ __device__ __forceinline__ void align_dp(
             const int owner = col / K, c = col % K;
             const int slot = letter * COLS + ((c / W) * G + owner) * W + c % W;
             const int j = s0 + col;                        // 0-based target residue
+            int score[PAIRS];
 #pragma unroll
             for (int k = 0; k < PAIRS; ++k) {
                 // padding: substitution 0 (offset form: 0 in G, so G never grows there)
-                int score = L::FUSED ? 0 : go;
+                score[k] = L::FUSED ? 0 : go;
                 if (letter < alpha && j < n[k])
-                    score += matrix[letter * alpha + codes[ts[k] + j]] + (OFFSET ? 2 * ge : 0);
-                prof[k * letters * COLS + slot] = L::to_profile(score);
+                    score[k] += matrix[letter * alpha + codes[ts[k] + j]] + (OFFSET ? 2 * ge : 0);
+            }
+            if constexpr (PAIRED) {
+                prof[slot] = halves(score[0], score[PAIRS - 1]);
+            } else {
+#pragma unroll
+                for (int k = 0; k < PAIRS; ++k) prof[k * letters * COLS + slot] = L::to_profile(score[k]);
             }
         }
         __syncwarp();

@@ -10,6 +10,7 @@
 //   2. LaneS16x2  two pairs per group, Hopper DPX on signed 16-bit halves
 //                 (__viaddmax_s16x2 / __vmaxs2 / __viaddmax_s16x2_relu: one SASS op each);
 //      LaneS16x2Bytes  the same with an 8-bit substitution profile
+//      LaneS16x2Paired the same with a profile of both pairs' scores a word (shared queries)
 //      LaneS16x2Table  the same reading its scores from a block's table of letter classes
 //   3. LaneHalf2  two pairs per group, half2 arithmetic (__hadd2 / __hmax2); integers are exact
 //                 up to ±2048 and -inf is a true minus infinity
@@ -19,7 +20,8 @@
 //
 // Every struct has: V (the register type), P (the profile's score type), PAIRS, FUSED (add+max
 // is one instruction), OFFSET (the offset form), REBASED (values relative to a moving base),
-// TABLE (scores from align_dp.cuh's class table instead of a profile), neg() (below every
+// TABLE (scores from align_dp.cuh's class table instead of a profile), PAIRED (a profile word
+// holds both pairs' scores of a letter and column), neg() (below every
 // reachable value), splat, to_profile, from_bits / bits (V <-> its 32-bit pattern), add,
 // add_max (max(a + b, c)), add_max_relu (max(a + b, c, 0)), max2, improve (the maximum of a
 // best and a value, and in which lanes the value is the greater), gt_mask (all ones in each
@@ -46,6 +48,7 @@ struct LaneS32 {
     static constexpr bool OFFSET = false;   // align_dp.cuh's anti-diagonal offset form
     static constexpr bool REBASED = false;  // values relative to a moving base (align_dp.cuh)
     static constexpr bool TABLE = false;    // align_dp.cuh's table of letter classes
+    static constexpr bool PAIRED = false;   // a profile word holds both pairs' scores
     static constexpr int NEG = -(1 << 30);  // the CPU engine's minus infinity
 
     __device__ static V splat(int x) { return x; }
@@ -78,6 +81,7 @@ struct LaneS16x2 {
     static constexpr bool OFFSET = false;
     static constexpr bool REBASED = false;
     static constexpr bool TABLE = false;
+    static constexpr bool PAIRED = false;
     static constexpr int NEG = -(1 << 14);  // NEG - gap_extend stays far from -32768
 
     __device__ static V splat(int x) { return (unsigned(x) & 0xffffu) * 0x10001u; }
@@ -113,6 +117,16 @@ struct LaneS16x2Bytes : LaneS16x2 {
     __device__ static P to_profile(int x) { return (signed char)x; }
 };
 
+// LaneS16x2 with a profile whose word [letter][column] holds both pairs' scores, s(letter,
+// target A's residue) in the low half and s(letter, target B's residue) in the high half, for
+// groups whose two pairs share their query (a cross product: one query against many
+// targets; the host gives the lane such groups only): a row's K cells of both pairs are K
+// loaded words, with no byte permutes
+struct LaneS16x2Paired : LaneS16x2 {
+    using P = unsigned;
+    static constexpr bool PAIRED = true;
+};
+
 // LaneS16x2 with CUDASW++4.0's pair-indexed substitution table instead of a profile, for
 // large alphabets: one table a block, word [q][a * C + b] holding s(q, a) in the low half and
 // s(q, b) in the high half (C letter classes), so that a cell's two scores are one shared
@@ -133,6 +147,7 @@ struct LaneHalf2 {
     static constexpr bool OFFSET = false;
     static constexpr bool REBASED = false;
     static constexpr bool TABLE = false;
+    static constexpr bool PAIRED = false;
 
     __device__ static V splat(int x) { return __float2half2_rn((float)x); }
     __device__ static P to_profile(int x) { return __half_as_ushort(__int2half_rn(x)); }
