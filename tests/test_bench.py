@@ -253,7 +253,7 @@ def test_acceptance_and_report(tmp_path) -> None:
     trace.update(workload="traceback-512-global-affine", tcups_end_to_end=0.4, lane="auto")
     peer = {**_row("short", 512, "global", 0.0), "family": "parasail", "lane": "nw_striped_16"}
     peer.update(processes=16, equal_to_seqwarp=10, tcups_end_to_end=0.1)
-    rows += [trace, peer]
+    rows += [trace, peer, {**_row("allpairs", 512, "local", 0.0), "tcups_end_to_end": 6.6}]
     add_traceback_ratios(rows)
     assert trace["traceback_of_score"] == pytest.approx(0.4 / (4.0 / 3))
     figures = acceptance(rows)
@@ -264,6 +264,12 @@ def test_acceptance_and_report(tmp_path) -> None:
     assert figures["sweep_local_affine"]["tcups_kernel"]["passed"] is True
     assert figures["long_global_affine"]["passed"] is True  # 2.9 of 4.0
     assert figures["protein"]["passed"] is True
+    # 512 bp score-only: reads against windows (kernels, whole calls) and all pairs
+    local = figures["score_512_local_affine"]
+    assert local["short_tcups_kernel"] == 4.0 and local["allpairs_tcups_end_to_end"] == 6.6
+    assert local["target"] == 6.5 and local["passed"] is True
+    assert figures["score_512_global_affine"]["passed"] is False
+    assert "score_512_global_linear" not in figures
     assert failures(rows) == []
     assert failures([{**rows[0], "equal_to_cpu": 3}]) == ["short-125-global-affine score s16x2"]
     record = {

@@ -10,8 +10,9 @@ Workloads (the evaluations of AnySeq/GPU, GASAL2 and CUDASW++4.0), each named
   (``output="cigar"``: begins, ends, CIGAR). Lengths ``--lengths`` (125 and 512 bp).
 * ``sweep``: the same reads at every length of ``--sweep-lengths`` (125 bp to 4096 bp),
   global and local affine, score only: how throughput holds up as reads grow.
-* ``allpairs``: every read of a set against every other (``Aligner.score_matrix``), local
-  affine, ``N`` reads as many as the time budget allows.
+* ``allpairs``: every read of a set against every other (``Aligner.score_matrix``: a
+  cross product, whose pair sets of one query run on the paired profile), global linear,
+  global affine and local affine, ``N`` reads as many as the time budget allows.
 * ``long``: PBSIM CLR reads (4-60 kbp) against their source regions, pair by pair,
   global and semi-global affine, score only; each row also says where its kernel time goes
   (``launches``: each kind of launch timed alone, the slowest first).
@@ -65,7 +66,14 @@ from .align_gpu_measure import (
     measure_traceback,
 )
 from .align_gpu_peer import parasail_pairs, parasail_protein
-from .align_gpu_plan import FAMILIES, Workload, dna_scoring, plan_sizes, short_workloads
+from .align_gpu_plan import (
+    ALL_PAIRS_CASES,
+    FAMILIES,
+    Workload,
+    dna_scoring,
+    plan_sizes,
+    short_workloads,
+)
 from .align_gpu_report import acceptance, add_traceback_ratios, failures, write_report
 from .report import machine_info, result_stem, usable_cores, write_json
 from .workloads import load_genome, simulate_batches
@@ -272,9 +280,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "allpairs" in families:
         length = args.all_pairs_length
         reads, _, _ = simulate_batches(genome, length, plan.all_pairs_reads, seed=args.seed)
-        rows.append(measure_all_pairs(reads, length, args.repeats, args.check, args.seed))
-        _progress(console, rows[-1])
-        write_json(stem + ".json", record())
+        for mode, gap in ALL_PAIRS_CASES:
+            rows.append(
+                measure_all_pairs(reads, length, mode, gap, args.repeats, args.check, args.seed)
+            )
+            _progress(console, rows[-1])
+            write_json(stem + ".json", record())
     long: list[Workload] = []
     for mode in ("global", "semi-global") if long_set is not None else ():
         count = plan.long_reads

@@ -329,37 +329,51 @@ def _traceback_kernel_seconds(part: Workload, index: np.ndarray, repeats: int) -
 
 
 def measure_all_pairs(
-    reads: SequenceBatch, length: int, repeats: int, check: int, seed: int
+    reads: SequenceBatch, length: int, mode: str, gap: str, repeats: int, check: int, seed: int
 ) -> dict:
-    """Every read against every read through ``Aligner.score_matrix`` (local affine)."""
-    s = dna_scoring("affine")
-    aligner = Aligner("local", s, device="gpu")
+    """Every read against every read through ``Aligner.score_matrix``, and the kernels alone
+    on its first block of pairs (staged as the call runs them: local scores without ends)."""
+    s = dna_scoring(gap)
+    aligner = Aligner(mode, s, device="gpu")
     seconds, scores = median_seconds(partial(aligner.score_matrix, reads, reads), repeats)
     n = len(reads)
-    equal = 0
+    equal, kernel_pairs, kernel_cells, kernel_seconds = 0, 0, 0.0, 0.0
     for block in cross_product_blocks(n, n, 1 << 22):
-        exact = _gpu_backend.score(
-            reads, reads, block.q_index, block.t_index, s.matrix, "local", *GAPS["affine"],
-            lanes="s32",
-        )  # fmt: skip
+        args = (reads, reads, block.q_index, block.t_index, s.matrix, mode, *GAPS[gap])
+        exact = _gpu_backend.score(*args, lanes="s32")
         equal += int(np.sum(block.grid(exact[:, 0]) == scores[block.queries, block.targets]))
+        if kernel_cells == 0:
+            staged = _gpu_backend.stage(*args, ends=False)
+            kernel_seconds = _time_kernels(staged, repeats)
+            ran = {x.kernel_lane for x in staged}
+            lengths = reads.lengths.astype(np.float64)
+            kernel_cells = float(np.sum(lengths[block.q_index] * lengths[block.t_index]))
+            kernel_pairs = len(block.q_index)
+            del staged
     rng = np.random.default_rng(seed)
     q = rng.integers(0, n, size=min(check, n * n))
     t = rng.integers(0, n, size=len(q))
-    cpu = _cpu_backend.score(reads, reads, q, t, s.matrix, "local", *GAPS["affine"])
+    cpu = _cpu_backend.score(reads, reads, q, t, s.matrix, mode, *GAPS[gap])
     cells = int(reads.lengths.sum()) ** 2
+    offset = all(lane.endswith(("-offset", "-rebased")) for lane in ran)
+    ops = _OPS_PER_CELL[(gap, "offset" if offset else "s16x2")]
     return {
-        "workload": f"allpairs-{length}-local-affine",
+        "workload": f"allpairs-{length}-{mode}-{gap}",
         "family": "allpairs",
         "length": length,
-        "mode": "local",
-        "gap": "affine",
+        "mode": mode,
+        "gap": gap,
         "output": "score",
         "lane": "auto",
         "tile": "default",
         "reads": n,
         "pairs": n * n,
         "cells": cells,
+        "tcups_kernel": kernel_cells / kernel_seconds / 1e12,
+        "kernel_pairs": kernel_pairs,
+        "kernel_lanes": sorted(ran),
+        "ops_per_cell": ops,
+        "fraction_of_ceiling": kernel_cells / kernel_seconds * ops / CEILING["s16x2"],
         "tcups_end_to_end": cells / seconds / 1e12,
         "seconds_end_to_end": seconds,
         "equal_to_int32_kernel": equal,

@@ -21,6 +21,7 @@ from . import proteins
 from .workloads import simulate_batches
 
 __all__ = [
+    "ALL_PAIRS_CASES",
     "FAMILIES",
     "GAPS",
     "MATCH",
@@ -37,6 +38,9 @@ __all__ = [
 MATCH, MISMATCH = 2, -1
 GAPS = {"linear": (1, 1), "affine": (2, 1)}
 MODES = ("global", "semi-global", "local")
+# all pairs of a read set (AnySeq/GPU's workload): the modes and gap models of its 512 bp
+# score targets
+ALL_PAIRS_CASES = (("global", "linear"), ("global", "affine"), ("local", "affine"))
 FAMILIES = ("short", "traceback", "sweep", "allpairs", "long", "protein", "parasail", "rates")
 # rates for sizing workloads (H200 with 16 cores, measured): score kernels, the int32 check
 # kernel, whole calls at 512 bp (they grow with length about as length^1.27: 0.25 TCUPS at
@@ -165,7 +169,9 @@ def plan_sizes(
         estimate["traceback"] = estimate.get("traceback", 0.0) + trace[n] * trace_cost(n)
 
     # all pairs of a read set: N^2 pairs of the read length, timed whole and checked
-    cell_cost = (1 + repeats) / _e2e_rate(all_pairs_length) + 1 / RATES["int32"]
+    cell_cost = len(ALL_PAIRS_CASES) * (
+        (1 + repeats) / _e2e_rate(all_pairs_length) + 1 / RATES["int32"]
+    )
     if "allpairs" in families:
         given = fixed.get("all_pairs_reads")
         budgeted = math.sqrt(share["allpairs"] / (cell_cost * all_pairs_length**2))
