@@ -132,11 +132,12 @@ _REBASE_EVERY = 64
 _TABLE_ABOVE_LETTERS = 8
 # the s16x2 lane takes the paired profile when this share of sampled pair sets (of at most
 # _PAIRED_SAMPLE) align both their pairs to one query, on tiles of at most
-# _PAIRED_MOST_COLUMNS columns a thread. Measured on one H200 (all pairs of 1,200 reads of
-# 512 bp and of 3,000 of 125 bp, the kernels alone): at 8 x 16, +2.5 / +6 / +7 / +14 % for
-# global linear, global and semi-global affine and local affine at 512 bp, +5 / +13 % for
-# global linear and local affine at 125 bp; at 16 x 32 (its words take 768 bytes of shared
-# memory a thread: 9 warps a multiprocessor) -2 / +1 / -3 / +4 %
+# _PAIRED_MOST_COLUMNS columns a thread. Measured on one H200, the kernels of all pairs of a
+# read set against the byte profile's: 125 bp on 8 x 16 +5 / +13 % (global linear / local
+# affine), 250 bp on 16 x 16 +7 / +9 / +15 % (global linear / global affine / local affine),
+# 512 bp on 8 x 16 +2.5 / +6 / +7 / +14 % (global linear, global and semi-global affine,
+# local affine), but on 16 x 32, the tile 512 bp reads take, -2 / +1 / -3 / +4 % (its words
+# take 768 bytes of shared memory a thread: 9 warps a multiprocessor)
 _PAIRED_SHARE = 0.75
 _PAIRED_SAMPLE = 4096
 _PAIRED_MOST_COLUMNS = 16
