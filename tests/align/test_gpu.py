@@ -90,6 +90,20 @@ def _compare(queries, targets, scoring: Scoring, mode: str, lanes: str) -> None:
         )
 
 
+def _scores_equal_cpu(args: tuple) -> None:
+    """Every field of the GPU backend's scores of ``args`` (``score``'s arguments) equals the
+    CPU backend's; in local mode the scores alone too (``ends=False``: the kernels that
+    ``score_matrix`` and the protein search run)."""
+    cpu = _cpu_backend.score(*args)
+    gpu = _gpu_backend.score(*args)
+    bad = np.flatnonzero(np.any(cpu != gpu, axis=1))
+    assert len(bad) == 0, (
+        f"{len(bad)} pairs differ; first {int(bad[0])}: {cpu[bad[0]]} {gpu[bad[0]]}"
+    )
+    if args[5] == "local":
+        assert np.array_equal(_gpu_backend.score(*args, ends=False)[:, 0], cpu[:, 0])
+
+
 CASES = [("dna", lanes) for lanes in ("auto", "half2", "s32")] + [("protein", "auto")]
 
 
@@ -151,16 +165,7 @@ def test_protein_class_table_matches_cpu(mode: str, gap: str) -> None:
     go, ge = scoring.gap_open, scoring.gap_extend
     plan = _gpu_backend._plan(m, n, scoring.matrix, go, ge, "auto", offset=mode != "local")
     assert {x.kernel_lane.removesuffix("-offset") for x in plan} == {"s16x2-table"}
-    args = (q, t, q_index, t_index, scoring.matrix, mode, go, ge)
-    cpu = _cpu_backend.score(*args)
-    gpu = _gpu_backend.score(*args)
-    bad = np.flatnonzero(np.any(cpu != gpu, axis=1))
-    assert len(bad) == 0, (
-        f"{len(bad)} pairs differ; first {int(bad[0])}: {cpu[bad[0]]} {gpu[bad[0]]}"
-    )
-    if mode == "local":  # the protein search's kernels: scores without their end cells
-        scores = _gpu_backend.score(*args, ends=False)[:, 0]
-        assert np.array_equal(scores, cpu[:, 0])
+    _scores_equal_cpu((q, t, q_index, t_index, scoring.matrix, mode, go, ge))
 
 
 @pytest.mark.parametrize("scores", ["bytes", "wide"])
@@ -206,15 +211,7 @@ def test_cross_products_take_the_paired_profile_and_match_cpu(
     lanes = {x.kernel_lane.removesuffix("-offset") for x in plan}
     plain = "s16x2-bytes" if scores == "bytes" else "s16x2"
     assert {"s16x2-paired", plain} <= lanes
-    args = (q, t, q_index, t_index, scoring.matrix, mode, go, ge)
-    cpu = _cpu_backend.score(*args)
-    gpu = _gpu_backend.score(*args)
-    bad = np.flatnonzero(np.any(cpu != gpu, axis=1))
-    assert len(bad) == 0, (
-        f"{len(bad)} pairs differ; first {int(bad[0])}: {cpu[bad[0]]} {gpu[bad[0]]}"
-    )
-    if mode == "local":  # as score_matrix runs them: scores without their end cells
-        assert np.array_equal(_gpu_backend.score(*args, ends=False)[:, 0], cpu[:, 0])
+    _scores_equal_cpu((q, t, q_index, t_index, scoring.matrix, mode, go, ge))
 
 
 @pytest.mark.parametrize("lanes", ["auto", "half2"])
