@@ -283,6 +283,8 @@ def _odd_runs(pairs: np.ndarray, query_starts: np.ndarray) -> int:
 
 @jit
 def _arrange_runs(pairs: np.ndarray, query_starts: np.ndarray, out: np.ndarray, sets: int) -> None:
+    """Writes each run's pairs two by two to ``out[:sets]`` and each odd run's last pair to
+    ``out[sets:]``, both in their order."""
     front, back, start = 0, sets, 0
     for k in range(1, len(pairs) + 1):
         if k == len(pairs) or query_starts[pairs[k]] != query_starts[pairs[start]]:

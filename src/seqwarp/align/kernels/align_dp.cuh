@@ -102,10 +102,12 @@
 // DPX ops: a row's scores are K/4 16-byte loads from the row of the query letter, where the
 // byte profile takes half the loads but a byte permute a column to put the two pairs' scores
 // side by side (24 of the 91 ALU-pipe instructions of a global linear row at 8 x 24), at
-// twice its shared memory. Local mode
-// also keeps, per thread and pair, a snapshot of its K registers at the row where the pair's
-// best of the stripe last grew (PAIRS x K words a thread, static shared memory): stored under
-// a predicate in the rows where it grows, read once a stripe for the best's column.
+// twice its shared memory.
+//
+// Local mode also keeps, per thread and pair, a snapshot of its K registers at the row where
+// the pair's best of the stripe last grew (PAIRS x K words a thread, static shared memory):
+// stored under a predicate in the rows where it grows, read once a stripe for the best's
+// column.
 //
 // Direction flags (FLAGS): 4 bits a cell with affine gaps, 2 with linear ones, each a test of
 // two values the recurrence already has (an XOR and a minimum with 1 in each lane), which
@@ -787,7 +789,8 @@ __device__ __forceinline__ void align_dp(
                 prof[slot] = halves(score[0], score[PAIRS - 1]);
             } else {
 #pragma unroll
-                for (int k = 0; k < PAIRS; ++k) prof[k * letters * COLS + slot] = L::to_profile(score[k]);
+                for (int k = 0; k < PAIRS; ++k)
+                    prof[k * letters * COLS + slot] = L::to_profile(score[k]);
             }
         }
         __syncwarp();
