@@ -338,6 +338,7 @@ def measure_all_pairs(
     seconds, scores = median_seconds(partial(aligner.score_matrix, reads, reads), repeats)
     n = len(reads)
     equal, kernel_pairs, kernel_cells, kernel_seconds = 0, 0, 0.0, 0.0
+    ran: set[str] = set()  # the kernel lanes of the first block
     for block in cross_product_blocks(n, n, 1 << 22):
         args = (reads, reads, block.q_index, block.t_index, s.matrix, mode, *GAPS[gap])
         exact = _gpu_backend.score(*args, lanes="s32")
