@@ -739,6 +739,32 @@ def test_cross_products_take_the_paired_profile() -> None:
     assert {x.kernel_lane for x in table} == {"s16x2-table"}
 
 
+def test_paired_launches_split_their_long_pairs_on_the_plain_profile() -> None:
+    """Few long pairs of a paired launch go to split warps, longest first, on the byte
+    profile (the order would part the paired profile's sets); the short ones stay paired."""
+    dna = Scoring.dna(2, -1, 2, 1).matrix
+    q_len = np.array([3000, 3001])
+    t_len = np.array([100, 101, 102, 103] + [2600 + k for k in range(8)])
+    q_index = np.repeat(np.arange(2), len(t_len))
+    t_index = np.tile(np.arange(len(t_len)), 2)
+    m, n = q_len[q_index], t_len[t_index]
+    starts = np.cumsum(q_len)[q_index]
+    plan = _gpu_backend._plan(
+        m, n, dna, 2, 1, "auto", tiles=((16, 16),), offset=True, query_starts=starts
+    )
+    assert [x.kernel_lane for x in plan] == ["s16x2-paired-offset"]
+    launches = _gpu_backend._split_long(plan, n, (8, 4, 2), (dna, 2, 1))
+    split = [x for x in launches if x.split > 1]
+    assert {x.kernel_lane for x in split} == {"s16x2-bytes-offset"}
+    assert (
+        sorted(np.concatenate([x.pairs for x in split]).tolist())
+        == np.flatnonzero(n > 1000).tolist()
+    )
+    (paired,) = [x for x in launches if x.split == 1]
+    assert paired.kernel_lane == "s16x2-paired-offset"
+    assert np.array_equal(starts[paired.pairs[0::2]], starts[paired.pairs[1::2]])
+
+
 DNA_TILES = ((8, 16), (16, 16), (16, 32))
 
 

@@ -413,12 +413,11 @@ def _plan(
             start = base + int(a)
             pairs = order[start : base + int(b)]
             runs = [(kernel_lane, pairs)]
-            if "paired" in kernel_lane:
-                # the paired profile takes the pair sets of one query on narrow tiles, the
-                # plain one the rest
-                sets = 0
-                if columns <= _PAIRED_MOST_COLUMNS:
-                    pairs, sets = one_query_sets(pairs, query_starts)
+            if "paired" in kernel_lane and columns > _PAIRED_MOST_COLUMNS:
+                runs = [(plain_lane, pairs)]
+            elif "paired" in kernel_lane:
+                # the paired profile takes the pair sets of one query, the plain one the rest
+                pairs, sets = one_query_sets(pairs, query_starts)
                 runs = [(kernel_lane, pairs[:sets]), (plain_lane, pairs[sets:])]
             for each_lane, each in runs:
                 if len(each):
@@ -521,10 +520,11 @@ def _split_long(
     ``n``: the target lengths of the launches' pairs, which run in the order of their
     32-residue bins, capped at bin 255: a binary search finds the first long one. ``scoring``
     (matrix, gap open, gap extend) lets the rebased lane take wide stripes where its reach
-    allows. The paired profile's launches stay whole: longest first would part their pair
-    sets. The split launches come first, the widest clusters first (their sets run longest:
-    each then starts at once, on a stream of its own, :class:`StreamTurns`), and every
-    launch's ``start`` is counted again in that order."""
+    allows; the paired profile's long pairs split on the plain profile (longest first would
+    part its pair sets), so a paired launch needs ``scoring``. The split launches come first,
+    the widest clusters first (their sets run longest: each then starts at once, on a stream
+    of its own, :class:`StreamTurns`), and every launch's ``start`` is counted again in that
+    order."""
     split: list[_Launch] = []
     result = []
     for launch in launches:
@@ -537,13 +537,16 @@ def _split_long(
             cut = bisect.bisect_left(
                 launch.pairs, first_bin, key=lambda p: min((int(n[p]) - 1) >> 5, 255)
             )
-        columns = _split_columns(launch, scoring)
-        warps = _SPLIT if scoring is None else _split_warps(launch, columns, len(scoring[0]))
+        splits = launch
+        if "paired" in launch.kernel_lane:
+            plain = _kernel_lane("s16x2", launch.kernel_lane.endswith("-offset"), *scoring[::2])
+            splits = replace(launch, kernel_lane=plain)
+        columns = _split_columns(splits, scoring)
+        warps = _SPLIT if scoring is None else _split_warps(splits, columns, len(scoring[0]))
         if (
             cut == count
             or -(-(count - cut) // launch.lane_pairs) >= _SPLIT_BELOW_GROUPS
             or warps == 1
-            or "paired" in launch.kernel_lane  # longest first would part its pair sets
         ):
             result.append(launch)
             continue
@@ -558,10 +561,10 @@ def _split_long(
             fewest = _CLUSTER_ROUNDS * warps * blocks
             end = int(np.searchsorted(-stripes, -fewest, side="right"))
             if end > at:
-                split.append(_split_launch(launch, moved[at:end], blocks, columns, warps))
+                split.append(_split_launch(splits, moved[at:end], blocks, columns, warps))
                 at = end
         if at < len(moved):
-            split.append(_split_launch(launch, moved[at:], 1, columns, warps))
+            split.append(_split_launch(splits, moved[at:], 1, columns, warps))
     ordered = sorted(split, key=lambda each: -each.cluster) + result
     # each launch starts where the ones before it end (one more total than launches)
     starts = itertools.accumulate((len(each.pairs) for each in ordered), initial=0)
