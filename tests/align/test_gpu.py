@@ -214,6 +214,34 @@ def test_cross_products_take_the_paired_profile_and_match_cpu(
     _scores_equal_cpu((q, t, q_index, t_index, scoring.matrix, mode, go, ge))
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_cross_products_split_their_few_long_pairs_and_match_cpu(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On 16 x 16 tiles, two queries against 4 short and 8 long targets: the paired launch's
+    long pairs run on split warps with the byte profile, the short ones paired (a set whose
+    partner went to the split warps runs alone), every field the CPU's."""
+    monkeypatch.setattr(_gpu_backend, "_TILES_DNA", ((16, 16),))
+    scoring = scoring_for("dna", "affine")
+    rng = np.random.default_rng(zlib.crc32(f"paired split {mode}".encode()))
+    queries = [rng.integers(4, size=3000, dtype=np.uint8) for _ in range(2)]
+    targets = [rng.integers(4, size=100 + k, dtype=np.uint8) for k in range(4)]
+    targets += [mutate(rng, queries[k % 2], 4, 0.1)[: 2600 + k] for k in range(8)]
+    q, t = batch(queries, scoring.alphabet), batch(targets, scoring.alphabet)
+    q_index = np.repeat(np.arange(len(q), dtype=np.int64), len(t))
+    t_index = np.tile(np.arange(len(t), dtype=np.int64), len(q))
+    m, n = q.lengths[q_index], t.lengths[t_index]
+    go, ge = scoring.gap_open, scoring.gap_extend
+    plan = _gpu_backend._plan(
+        m, n, scoring.matrix, go, ge, "auto", offset=mode != "local",
+        query_starts=q.offsets[q_index],
+    )  # fmt: skip
+    launches = _gpu_backend._split_long(plan, n, (8, 4, 2), (scoring.matrix, go, ge))
+    lanes = {(x.kernel_lane.removesuffix("-offset"), x.split > 1) for x in launches}
+    assert lanes == {("s16x2-paired", False), ("s16x2-bytes", True)}
+    _scores_equal_cpu((q, t, q_index, t_index, scoring.matrix, mode, go, ge))
+
+
 @pytest.mark.parametrize("lanes", ["auto", "half2"])
 @pytest.mark.parametrize("mode", MODES)
 def test_overflow_prone_pairs(mode: str, lanes: str) -> None:
