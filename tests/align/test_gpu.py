@@ -168,6 +168,15 @@ def test_protein_class_table_matches_cpu(mode: str, gap: str) -> None:
     _scores_equal_cpu((q, t, q_index, t_index, scoring.matrix, mode, go, ge))
 
 
+def _cross_product(queries: list, targets: list, scoring: Scoring) -> tuple:
+    """Batches of ``queries`` and ``targets`` and the indices of every query against every
+    target, query by query (as ``score_matrix`` orders them)."""
+    q, t = batch(queries, scoring.alphabet), batch(targets, scoring.alphabet)
+    q_index = np.repeat(np.arange(len(q), dtype=np.int64), len(t))
+    t_index = np.tile(np.arange(len(t), dtype=np.int64), len(q))
+    return q, t, q_index, t_index
+
+
 @pytest.mark.parametrize("scores", ["bytes", "wide"])
 @pytest.mark.parametrize("gap", list(GAPS))
 @pytest.mark.parametrize("mode", MODES)
@@ -193,9 +202,7 @@ def test_cross_products_take_the_paired_profile_and_match_cpu(
             n = int(np.exp(rng.uniform(0, np.log(600)))) + 1
             targets.append(rng.integers(5, size=n, dtype=np.uint8))
     targets = [t if len(t) else queries[0] for t in targets]
-    q, t = batch(queries, scoring.alphabet), batch(targets, scoring.alphabet)
-    q_index = np.repeat(np.arange(len(q), dtype=np.int64), len(t))
-    t_index = np.tile(np.arange(len(t), dtype=np.int64), len(q))
+    q, t, q_index, t_index = _cross_product(queries, targets, scoring)
     m, n = q.lengths[q_index], t.lengths[t_index]
     go, ge = scoring.gap_open, scoring.gap_extend
     plan = _gpu_backend._plan(
@@ -227,9 +234,7 @@ def test_cross_products_split_their_few_long_pairs_and_match_cpu(
     queries = [rng.integers(4, size=3000, dtype=np.uint8) for _ in range(2)]
     targets = [rng.integers(4, size=100 + k, dtype=np.uint8) for k in range(4)]
     targets += [mutate(rng, queries[k % 2], 4, 0.1)[: 2600 + k] for k in range(8)]
-    q, t = batch(queries, scoring.alphabet), batch(targets, scoring.alphabet)
-    q_index = np.repeat(np.arange(len(q), dtype=np.int64), len(t))
-    t_index = np.tile(np.arange(len(t), dtype=np.int64), len(q))
+    q, t, q_index, t_index = _cross_product(queries, targets, scoring)
     m, n = q.lengths[q_index], t.lengths[t_index]
     go, ge = scoring.gap_open, scoring.gap_extend
     plan = _gpu_backend._plan(
