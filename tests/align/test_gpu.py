@@ -24,7 +24,13 @@ from gpu_cases import (  # noqa: E402
     scoring_for,
 )
 
-from seqwarp.align import Aligner, _cpu_backend, _gpu_backend, _gpu_traceback  # noqa: E402
+from seqwarp.align import (  # noqa: E402
+    Aligner,
+    _cpu_backend,
+    _gpu_backend,
+    _gpu_cross,
+    _gpu_traceback,
+)
 from seqwarp.bench.align_gpu_measure import _results as staged_results  # noqa: E402
 from seqwarp.scoring import Scoring  # noqa: E402
 
@@ -245,6 +251,83 @@ def test_cross_products_split_their_few_long_pairs_and_match_cpu(
     lanes = {(x.kernel_lane.removesuffix("-offset"), x.split > 1) for x in launches}
     assert lanes == {("s16x2-paired", False), ("s16x2-bytes", True)}
     _scores_equal_cpu((q, t, q_index, t_index, scoring.matrix, mode, go, ge))
+
+
+def _spy_on_the_indexed_path(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The pair counts of the calls a test's cross products make to the indexed path."""
+    counts: list[int] = []
+    score = _gpu_backend.score
+
+    def spy(*args, **kwargs):
+        counts.append(len(args[2]))
+        return score(*args, **kwargs)
+
+    monkeypatch.setattr(_gpu_backend, "score", spy)
+    return counts
+
+
+@pytest.mark.parametrize("alphabet", ["dna", "protein"])
+@pytest.mark.parametrize("gap", list(GAPS))
+@pytest.mark.parametrize("mode", MODES)
+def test_score_matrix_takes_the_cross_path_and_matches_cpu(
+    mode: str, gap: str, alphabet: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``score_matrix`` and ``top_hits`` of reads of 0-700 residues (related and unrelated,
+    empty ones among them, an odd number of targets) and two targets past the split warps'
+    threshold: the device spells out the pairs of the short targets, the long targets'
+    columns alone go to the indexed path, every score the CPU's; in blocks cut along either
+    side too."""
+    scoring = scoring_for(alphabet, gap)
+    letters = 4 if alphabet == "dna" else 20
+    rng = np.random.default_rng(zlib.crc32(f"cross {mode} {gap} {alphabet}".encode()))
+    lengths = np.exp(rng.uniform(0, np.log(700), size=37)).astype(int) - 1
+    queries = [rng.integers(letters, size=m, dtype=np.uint8) for m in lengths]
+    queries[3] = queries[3][:0]
+    targets = [mutate(rng, queries[k % 37], letters, 0.1) for k in range(0, 61, 3)]
+    targets += [rng.integers(letters, size=int(m), dtype=np.uint8) for m in lengths[::2]]
+    long = _gpu_cross._long_targets(scoring.matrix)
+    source = rng.integers(letters, size=long + 200, dtype=np.uint8)
+    targets += [mutate(rng, source, letters, 0.1)[: long + 100] for _ in range(2)]
+    targets.append(queries[3])
+    q, t = batch(queries, scoring.alphabet), batch(targets, scoring.alphabet)
+    assert len(t) % 2 == 1 and (t.lengths > long).sum() == 2
+    cpu, gpu = (Aligner(mode, scoring, device=d) for d in ("cpu", "gpu"))
+    expected = cpu.score_matrix(q, t)
+    indexed = _spy_on_the_indexed_path(monkeypatch)
+    on_device = []
+    original = _gpu_cross._queue
+    monkeypatch.setattr(
+        _gpu_cross, "_queue", lambda *a, **k: on_device.append(1) or original(*a, **k)
+    )
+    assert np.array_equal(gpu.score_matrix(q, t), expected)
+    assert on_device and indexed == [len(q) * 2]  # the long targets' columns
+    for first, second in ((q, t), (t, q)):
+        hits, want = gpu.top_hits(first, second, 3), cpu.top_hits(first, second, 3)
+        assert np.array_equal(hits.target_index, want.target_index)
+        assert np.array_equal(hits.score, want.score)
+    small = _gpu_backend.CallBudget(cells=1 << 40, pairs=150)
+    monkeypatch.setattr(_gpu_backend, "prepare", lambda threads: small)
+    assert np.array_equal(gpu.score_matrix(q, t), expected)
+    assert np.array_equal(gpu.score_matrix(t, q), expected.T)
+
+
+def test_cross_products_past_the_16_bit_range_or_on_several_devices_take_the_indexed_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Scores past the 16-bit lane's exact range (+130/-50 over 300 residues) and a backend
+    of two device slots: the cross path declines the block, the indexed path scores it."""
+    rng = np.random.default_rng(23)
+    queries = [rng.integers(4, size=300, dtype=np.uint8) for _ in range(5)]
+    targets = [q.copy() for q in queries] + [rng.integers(4, size=200, dtype=np.uint8)]
+    wide = Scoring.dna(match=130, mismatch=-50, gap_open=100, gap_extend=50)
+    q, t = batch(queries, wide.alphabet), batch(targets, wide.alphabet)
+    indexed = _spy_on_the_indexed_path(monkeypatch)
+    for scoring, devices in ((wide, (0,)), (scoring_for("dna"), (0, 0))):
+        monkeypatch.setattr(_gpu_backend, "use", lambda backend: None)
+        monkeypatch.setattr(_gpu_backend, "_devices", devices)
+        cpu, gpu = (Aligner("local", scoring, device=d) for d in ("cpu", "gpu"))
+        assert np.array_equal(gpu.score_matrix(q, t), cpu.score_matrix(q, t))
+    assert indexed == [len(q) * len(t)] * 2
 
 
 @pytest.mark.parametrize("lanes", ["auto", "half2"])

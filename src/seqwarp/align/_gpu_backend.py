@@ -47,6 +47,11 @@ answers, byte for byte. How a batch of pairs runs:
    A share whose residues or per-pair buffers do not fit the device's free memory runs in
    halves of near-equal cells, one after the other (a chunk's launch splits the same way).
 
+A cross product's blocks (``score_matrix``, ``top_hits``) skip the per-pair host arrays of
+steps 3-6: :func:`score_block` hands each to ``_gpu_cross``, which runs the same kernels on
+the same lanes and tiles from the block's sorted queries and targets, the device spelling out
+the pairs.
+
 Every copy and kernel of a call goes on streams the call's threads own (``_pools``), all
 non-blocking: none waits for CuPy's default stream, so nothing of a call may be queued there
 (the scoring matrix once was, and a chunk could read its block before the copy landed).
@@ -137,7 +142,9 @@ _TABLE_ABOVE_LETTERS = 8
 # affine), 250 bp on 16 x 16 +7 / +9 / +15 % (global linear / global affine / local affine),
 # 512 bp on 8 x 16 +2.5 / +6 / +7 / +14 % (global linear, global and semi-global affine,
 # local affine), but on 16 x 32, the tile 512 bp reads take, -2 / +1 / -3 / +4 % (its words
-# take 768 bytes of shared memory a thread: 9 warps a multiprocessor)
+# take 768 bytes of shared memory a thread: 9 warps a multiprocessor), and on the same stripe
+# as 32 x 16 -1 / +0 / -13 / +4 % (16 warps, but latency-bound: fewer ALU instructions a cell,
+# more in all)
 _PAIRED_SHARE = 0.75
 _PAIRED_SAMPLE = 4096
 _PAIRED_MOST_COLUMNS = 16
@@ -1005,28 +1012,10 @@ def _stage_chunk(
     data: dict,
 ) -> Staged:
     """Size one chunk's launch (pairs ``a:b`` of the call's order) over its argument slices."""
-    count = b - a
-    matrix, alpha = data["matrix"], data["alpha"]
-    if launch.table:
-        matrix, alpha = data["table"], data["classes"]
-    grid = _Grid.of(launch, count, int(pairs.m[a:b].max()), int(pairs.n[a:b].max()), alpha)
+    arrays = (d["q_start"][a:b], d["m"][a:b], d["t_start"][a:b], d["n"][a:b])
+    longest = (int(pairs.m[a:b].max()), int(pairs.n[a:b].max()))
     result = out[a:b]
-    args = (
-        codes,
-        d["q_start"][a:b],
-        d["m"][a:b],
-        d["t_start"][a:b],
-        d["n"][a:b],
-        np.int32(count),
-        matrix,
-        np.int32(alpha),
-        np.int32(data["gap_open"]),
-        np.int32(data["gap_extend"]),
-        cp.empty(grid.scratch, dtype=np.uint32),
-        np.int64(grid.stride),
-        result,
-    )
-    grid.configure(kernel)
+    grid, args = kernel_call(cp, kernel, launch, arrays, longest, codes, result, data)
     return Staged(
         launch.lane,
         kernel,
@@ -1041,18 +1030,48 @@ def _stage_chunk(
     )
 
 
+def kernel_call(
+    cp: Any,
+    kernel: Any,
+    launch: _Launch,
+    arrays: tuple[Any, Any, Any, Any],
+    longest: tuple[int, int],
+    codes: Any,
+    result: Any,
+    data: dict,
+) -> tuple[_Grid, tuple]:
+    """The grid and arguments of ``kernel`` over one chunk of ``launch``: ``arrays`` its
+    pairs' residue starts and lengths on the device (query start, m, target start, n),
+    ``longest`` its longest query and target, ``result`` its (pairs, 3) int32 output;
+    ``kernel`` is allowed the grid's shared memory."""
+    count = len(result)
+    matrix, alpha = data["matrix"], data["alpha"]
+    if launch.table:
+        matrix, alpha = data["table"], data["classes"]
+    grid = _Grid.of(launch, count, *longest, alpha)
+    args = (
+        codes,
+        *arrays,
+        np.int32(count),
+        matrix,
+        np.int32(alpha),
+        np.int32(data["gap_open"]),
+        np.int32(data["gap_extend"]),
+        cp.empty(grid.scratch, dtype=np.uint32),
+        np.int64(grid.stride),
+        result,
+    )
+    grid.configure(kernel)
+    return grid, args
+
+
 def _ranges(launch: _Launch, longest_query: int, lead: int = 0) -> list[tuple[int, int]]:
-    """Chunks of a launch, as ranges of the call's order, that keep the handed-on columns under
-    their memory budget, and at least ``_MIN_CHUNKS`` of a large launch (so that copies
-    overlap kernels). With ``lead``, the first chunk has that many pairs and each next one
-    twice as many, up to the normal size: a device's first kernel then waits for a few MiB
-    of residues rather than a whole chunk's. Chunks hold an even number of pairs but the
-    last: a two-pair lane's pair sets stay whole (the paired profile's share a query)."""
+    """Chunks of a launch, as ranges of the call's order, of :func:`chunk_pairs` pairs.
+    With ``lead``, the first chunk has that many pairs and each next one twice as many, up
+    to the normal size: a device's first kernel then waits for a few MiB of residues rather
+    than a whole chunk's."""
     count = len(launch.pairs)
-    per_pair = (4 * launch.handed_words * (longest_query + 1) + 64) * launch.split * launch.cluster
-    budget = _SCRATCH_BYTES if launch.split == 1 else _SPLIT_SCRATCH_BYTES
-    wanted = _MIN_CHUNKS if count >= _MIN_CHUNKS * _MIN_CHUNK_PAIRS else 1
-    size = max(2, min(_MAX_CHUNK_PAIRS, budget // per_pair, -(-count // wanted)) & ~1)
+    size = chunk_pairs(launch, longest_query, count)
     step = min(lead, size) if lead > 1 else size
     chunks, at = [], 0
     while at < count:
@@ -1060,6 +1079,17 @@ def _ranges(launch: _Launch, longest_query: int, lead: int = 0) -> list[tuple[in
         at += step
         step = min(2 * step, size)
     return chunks
+
+
+def chunk_pairs(launch: _Launch, longest_query: int, count: int) -> int:
+    """Pairs a chunk of ``count`` pairs of ``launch`` holds: few enough that the handed-on
+    columns stay under their memory budget, and at least ``_MIN_CHUNKS`` chunks of a large
+    launch (so that copies overlap kernels). An even number: a two-pair lane's pair sets
+    stay whole (the paired profile's share a query)."""
+    per_pair = (4 * launch.handed_words * (longest_query + 1) + 64) * launch.split * launch.cluster
+    budget = _SCRATCH_BYTES if launch.split == 1 else _SPLIT_SCRATCH_BYTES
+    wanted = _MIN_CHUNKS if count >= _MIN_CHUNKS * _MIN_CHUNK_PAIRS else 1
+    return max(2, min(_MAX_CHUNK_PAIRS, budget // per_pair, -(-count // wanted)) & ~1)
 
 
 def _data(cp: Any, matrix: np.ndarray, gap_open: int, gap_extend: int) -> dict:
@@ -1499,6 +1529,26 @@ def score(
 
     on_devices(cumulative, share)
     return _with_empty_pairs(out, empty, m, n, mode, gap_open, gap_extend)
+
+
+def score_block(
+    queries: SequenceBatch,
+    targets: SequenceBatch,
+    rows: slice,
+    columns: slice,
+    matrix: np.ndarray,
+    mode: str,
+    gap_open: int,
+    gap_extend: int,
+) -> np.ndarray | None:
+    """Scores of every query of ``rows`` against every target of ``columns`` (an int32
+    array) by the cross path, ``_gpu_cross``, or None where it does not serve the block
+    (the caller then scores the block's pairs with :func:`score`)."""
+    from . import _gpu_cross
+
+    return _gpu_cross.score_block(
+        queries, targets, rows, columns, matrix, mode, gap_open, gap_extend
+    )
 
 
 def release_pool(device: int) -> None:

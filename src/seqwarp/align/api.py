@@ -238,11 +238,22 @@ class Aligner:
         self, queries: SequenceBatch, targets: SequenceBatch, progress: Progress | None
     ) -> Iterator[tuple[CrossBlock, np.ndarray]]:
         """Each block of a cross product with its (queries, targets) scores, in order,
-        reporting the pairs done after each. On a GPU two blocks are in flight: a block's
-        host work (its pairs, their shapes, the residues' copy) overlaps the one before's
+        reporting the pairs done after each. On a GPU a block takes the engine's cross path
+        (``score_block``: the device spells out its pairs) where it serves, else the indexed
+        one, and two blocks are in flight: a block's host work overlaps the one before's
         kernels."""
+        self._check_range(queries, targets)
+        gpu = self.backend.kind == "gpu"
 
         def scores(block: CrossBlock) -> np.ndarray:
+            if gpu:
+                s = self.scoring
+                found = self._engine().score_block(
+                    queries, targets, block.queries, block.targets, s.matrix, self.mode,
+                    s.gap_open, s.gap_extend,
+                )  # fmt: skip
+                if found is not None:
+                    return found
             result = self.align_indexed(queries, targets, block.q_index, block.t_index, "score")
             return block.grid(result.score)
 
@@ -250,13 +261,13 @@ class Aligner:
 
         def finish(block: CrossBlock, values: np.ndarray) -> tuple[CrossBlock, np.ndarray]:
             nonlocal done
-            done += len(block.q_index)
+            done += block.pairs
             if progress is not None:
                 progress(done, total)
             return block, values
 
         blocks = cross_product_blocks(len(queries), len(targets), self._block_pairs())
-        if self.backend.kind != "gpu":
+        if not gpu:
             for block in blocks:
                 yield finish(block, scores(block))
             return

@@ -87,15 +87,33 @@ def slices_by_total(
 
 
 class CrossBlock(NamedTuple):
-    """One block of a cross product: every pair of its ``queries`` and ``targets`` (slices),
-    as the index arrays of an indexed call. ``by_query``: the pairs run query by query (a
-    row of targets each), else target by target."""
+    """One block of a cross product: every pair of its ``queries`` and ``targets`` (slices).
+    ``by_query``: its pairs run query by query (a row of targets each), else target by
+    target; ``q_index`` and ``t_index`` spell them out for an indexed call (made when
+    asked: the GPU's cross path needs only the slices)."""
 
     queries: slice
     targets: slice
-    q_index: np.ndarray
-    t_index: np.ndarray
     by_query: bool
+
+    @property
+    def pairs(self) -> int:
+        """How many pairs the block holds."""
+        return (self.queries.stop - self.queries.start) * (self.targets.stop - self.targets.start)
+
+    @property
+    def q_index(self) -> np.ndarray:
+        """Each pair's query, in the block's order of pairs."""
+        rows = np.arange(self.queries.start, self.queries.stop, dtype=np.int64)
+        columns = self.targets.stop - self.targets.start
+        return np.repeat(rows, columns) if self.by_query else np.tile(rows, columns)
+
+    @property
+    def t_index(self) -> np.ndarray:
+        """Each pair's target, in the block's order of pairs."""
+        columns = np.arange(self.targets.start, self.targets.stop, dtype=np.int64)
+        rows = self.queries.stop - self.queries.start
+        return np.tile(columns, rows) if self.by_query else np.repeat(columns, rows)
 
     def grid(self, values: np.ndarray) -> np.ndarray:
         """The block's per-pair ``values`` as a (queries, targets) array (a view)."""
@@ -117,15 +135,12 @@ def cross_product_blocks(n_queries: int, n_targets: int, max_pairs: int) -> Iter
     longer, shorter = (n_queries, n_targets) if by_query else (n_targets, n_queries)
     most = max(1, max_pairs // shorter)
     step = -(-longer // -(-longer // most))  # as few blocks as ``most`` allows, of equal size
-    every = np.arange(shorter, dtype=np.int64)
     for start in range(0, longer, step):
         stop = min(longer, start + step)
-        cut = np.repeat(np.arange(start, stop, dtype=np.int64), shorter)
-        whole = np.tile(every, stop - start)
         if by_query:
-            yield CrossBlock(slice(start, stop), slice(0, n_targets), cut, whole, True)
+            yield CrossBlock(slice(start, stop), slice(0, n_targets), True)
         else:
-            yield CrossBlock(slice(0, n_queries), slice(start, stop), whole, cut, False)
+            yield CrossBlock(slice(0, n_queries), slice(start, stop), False)
 
 
 def traceback_block(query_length: int, target_length: int, max_bits: int = 1 << 24) -> int:
