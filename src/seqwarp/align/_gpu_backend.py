@@ -1531,24 +1531,14 @@ def score(
     return _with_empty_pairs(out, empty, m, n, mode, gap_open, gap_extend)
 
 
-def score_block(
-    queries: SequenceBatch,
-    targets: SequenceBatch,
-    rows: slice,
-    columns: slice,
-    matrix: np.ndarray,
-    mode: str,
-    gap_open: int,
-    gap_extend: int,
-) -> np.ndarray | None:
-    """Scores of every query of ``rows`` against every target of ``columns`` (an int32
-    array) by the cross path, ``_gpu_cross``, or None where it does not serve the block
-    (the caller then scores the block's pairs with :func:`score`)."""
+def score_block(*block_and_scoring: Any) -> np.ndarray | None:
+    """The scores of a cross product's block (an int32 array) by the cross path,
+    ``_gpu_cross.score_block``, which takes the same arguments (the batches, the block's
+    query and target slices, the scoring), or None where that path does not serve the block
+    (the caller then scores its pairs with :func:`score`)."""
     from . import _gpu_cross
 
-    return _gpu_cross.score_block(
-        queries, targets, rows, columns, matrix, mode, gap_open, gap_extend
-    )
+    return _gpu_cross.score_block(*block_and_scoring)
 
 
 def release_pool(device: int) -> None:

@@ -5,11 +5,12 @@ the indexed path (``_gpu_backend.score``) the host builds, sorts, copies and sca
 dozen arrays per pair, and for short reads that host work took several times the kernels'
 time (all pairs of 3,000 reads of 125 bp: 249 ms a call against 27 ms of kernels on one
 H200). Here the host handles one entry per sequence: queries sorted longest first, targets
-sorted by length and given a tile per run of similar lengths (``plan.tile_runs``), each run
-one launch of every query against its targets, query by query (so that a pair set's two
-pairs share their query: the paired profile, or the class table read once). Each chunk's
-per-pair arguments are spelt out on the device from the two sorted lists, its scores put in
-place in the block's matrix there, and only that matrix comes back.
+shortest first (counting sorts by 32-residue bin) and given a tile per run of similar
+lengths (``plan.tile_runs``), each run one launch of every query against its targets, query
+by query (so that a pair set's two pairs share their query: the paired profile, or the class
+table read once). Each chunk's per-pair arguments are spelt out on the device from the two
+sorted lists, its scores put in place in the block's matrix there, and only that matrix
+comes back.
 
 The same kernels, lanes and tiles as the indexed path run, so the scores are the same.
 Targets long enough to want split warps, and pairs past the 16-bit lane's exact range,
@@ -42,8 +43,8 @@ class CrossLaunch(NamedTuple):
 def cross_launches(
     target_lengths: np.ndarray, matrix: np.ndarray, offset: bool, gap_extend: int
 ) -> list[CrossLaunch]:
-    """The launches of a block whose targets, sorted by length, have ``target_lengths``
-    (all at least 1): a tile per run of 32-residue bins as the indexed path picks it, the
+    """The launches of a block whose targets, in order of their 32-residue bins, have
+    ``target_lengths`` (all at least 1): a tile per run of 32-residue bins as the indexed path picks it, the
     paired profile where a DNA tile takes it, with an odd run's last target on the plain
     profile alone (a paired set's two targets share every query)."""
     tiles = engine._tiles(matrix)
