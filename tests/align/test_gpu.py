@@ -311,23 +311,54 @@ def test_score_matrix_takes_the_cross_path_and_matches_cpu(
     assert np.array_equal(gpu.score_matrix(t, q), expected.T)
 
 
-def test_cross_products_past_the_16_bit_range_or_on_several_devices_take_the_indexed_path(
+def test_cross_products_past_the_16_bit_range_take_the_indexed_path(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Scores past the 16-bit lane's exact range (+130/-50 over 300 residues) and a backend
-    of two device slots: the cross path declines the block, the indexed path scores it."""
+    """Scores past the 16-bit lane's exact range (+130/-50 over 300 residues): the cross path
+    declines the block, the indexed path scores it."""
     rng = np.random.default_rng(23)
     queries = [rng.integers(4, size=300, dtype=np.uint8) for _ in range(5)]
     targets = [q.copy() for q in queries] + [rng.integers(4, size=200, dtype=np.uint8)]
-    wide = Scoring.dna(match=130, mismatch=-50, gap_open=100, gap_extend=50)
-    q, t = batch(queries, wide.alphabet), batch(targets, wide.alphabet)
+    scoring = Scoring.dna(match=130, mismatch=-50, gap_open=100, gap_extend=50)
+    q, t = batch(queries, scoring.alphabet), batch(targets, scoring.alphabet)
     indexed = _spy_on_the_indexed_path(monkeypatch)
-    for scoring, devices in ((wide, (0,)), (scoring_for("dna"), (0, 0))):
-        monkeypatch.setattr(_gpu_backend, "use", lambda backend: None)
-        monkeypatch.setattr(_gpu_backend, "_devices", devices)
-        cpu, gpu = (Aligner("local", scoring, device=d) for d in ("cpu", "gpu"))
-        assert np.array_equal(gpu.score_matrix(q, t), cpu.score_matrix(q, t))
-    assert indexed == [len(q) * len(t)] * 2
+    cpu, gpu = (Aligner("local", scoring, device=d) for d in ("cpu", "gpu"))
+    assert np.array_equal(gpu.score_matrix(q, t), cpu.score_matrix(q, t))
+    assert indexed == [len(q) * len(t)]
+
+
+@pytest.mark.parametrize("slots", [(0, 0), (0, 0, 0)])
+@pytest.mark.parametrize("mode", MODES)
+def test_cross_products_on_several_device_slots_match_cpu(
+    mode: str, slots: tuple[int, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With several device slots (on one GPU) each takes a range of a block's queries of
+    near-equal cells: queries of 1-600 residues and a run of empty ones at the end (a range
+    without cells), a target past the split warps' threshold (the indexed path's, split
+    between the slots too); every score the CPU's, in blocks cut along either side."""
+    monkeypatch.setattr(_gpu_backend, "use", lambda backend: None)
+    monkeypatch.setattr(_gpu_backend, "_devices", slots)
+    scoring = scoring_for("dna", "affine")
+    rng = np.random.default_rng(zlib.crc32(f"slots {mode} {slots}".encode()))
+    queries = [rng.integers(4, size=int(m), dtype=np.uint8) for m in rng.integers(1, 600, 25)]
+    queries += [queries[0][:0]] * 6
+    targets = [mutate(rng, queries[k], 4, 0.1) for k in range(0, 25, 2)]
+    targets.append(
+        rng.integers(4, size=_gpu_cross._long_targets(scoring.matrix) + 50, dtype=np.uint8)
+    )
+    q, t = batch(queries, scoring.alphabet), batch(targets, scoring.alphabet)
+    cpu, gpu = (Aligner(mode, scoring, device=d) for d in ("cpu", "gpu"))
+    indexed = _spy_on_the_indexed_path(monkeypatch)
+    expected = cpu.score_matrix(q, t)
+    assert np.array_equal(gpu.score_matrix(q, t), expected)
+    assert indexed == [len(q)]  # the long target's column
+    for first, second in ((q, t), (t, q)):
+        hits, want = gpu.top_hits(first, second, 3), cpu.top_hits(first, second, 3)
+        assert np.array_equal(hits.target_index, want.target_index)
+        assert np.array_equal(hits.score, want.score)
+    small = _gpu_backend.CallBudget(cells=1 << 40, pairs=120)
+    monkeypatch.setattr(_gpu_backend, "prepare", lambda threads: small)
+    assert np.array_equal(gpu.score_matrix(t, q), expected.T)
 
 
 @pytest.mark.parametrize("lanes", ["auto", "half2"])

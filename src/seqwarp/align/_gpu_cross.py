@@ -20,6 +20,8 @@ are left to the indexed path (the long targets' columns; past the range, the who
 from __future__ import annotations
 
 import contextlib
+from concurrent.futures import wait
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -27,7 +29,7 @@ import numpy as np
 from ..sequences import SequenceBatch
 from . import _gpu_backend as engine
 from ._host_scan import shape_sort
-from ._pools import thread_streams
+from ._pools import pool, thread_streams
 from .plan import tile_runs
 
 
@@ -87,48 +89,71 @@ def score_block(
     gap_extend: int,
 ) -> np.ndarray | None:
     """Scores of queries ``rows`` against targets ``columns``: an int32 (rows, columns)
-    array, or None where this path does not serve the block (several devices, a pair past
-    the 16-bit lane's exact range, the device's memory too small for the block): the
-    caller then takes the indexed path."""
+    array, or None where this path does not serve the block (a pair past the 16-bit lane's
+    exact range, a device's memory too small for its share): the caller then takes the
+    indexed path. With several devices, each takes a contiguous range of the block's
+    queries of near-equal cells, in a host thread of its own."""
     import cupy as cp
 
-    if len(engine._devices) != 1:
-        return None
     m = queries.lengths[rows].astype(np.int64)
     n = targets.lengths[columns].astype(np.int64)
     long = n > _long_targets(matrix)
-    # counting sorts by 32-residue bins (shape_sort: the key's target part, then its query
-    # part): targets shortest bin first, as the tiles are chosen; queries longest bin first
-    candidates = np.flatnonzero(~long)
-    t_order, _ = shape_sort(np.ones_like(candidates), n[candidates])
-    t_sorted = candidates[t_order]
-    q_order, _ = shape_sort(m, np.ones_like(m))
-    q_sorted = q_order[::-1]
+    short = (n > 0) & ~long
     scoring = (matrix, mode, gap_open, gap_extend)
     block = (queries, targets, rows, columns)
-    if not (len(q_sorted) and len(t_sorted)):
+    cells = m * int(n[short].sum())
+    if not cells.any():
         result = np.empty((len(m), len(n)), dtype=np.int32)
         _fill_rest(result, m, n, _long_columns(block, long, scoring), scoring)
         return result
-    longest = (int(m.max()), int(n[t_sorted].max()))
+    longest = (int(m.max()), int(n[short].max()))
     if not engine._narrow(*longest, matrix, gap_open, gap_extend, "s16x2").all():
         return None
-    sorted_pairs = (rows.start + q_sorted, columns.start + t_sorted, q_sorted, t_sorted)
-    device = engine._devices[0]
+    # a counting sort by 32-residue bins (shape_sort: the key's target part first): the
+    # targets shortest bin first, as the tiles are chosen
+    candidates = np.flatnonzero(~long)
+    t_order, _ = shape_sort(np.ones_like(candidates), n[candidates])
+    t_sorted = candidates[t_order]
+    result = engine._pinned(cp, np.int32, (len(m), len(n)))
+    # the indexed path's work for the long targets' columns overlaps the devices' shares
+    long_task = pool("cross").submit(_long_columns, block, long, scoring)
+    share = partial(_score_rows, cp, block, m, t_sorted, scoring, result)
     try:
-        with cp.cuda.Device(device):
-            result, finish = _queue(cp, device, queries, targets, sorted_pairs, (len(m), len(n)),
-                                    scoring)  # fmt: skip
-            try:
-                # the indexed path's host work for the long targets overlaps these kernels
-                long_scores = _long_columns(block, long, scoring)
-            finally:
-                finish()
+        engine.on_devices(np.cumsum(cells), share)
+        short_of_memory = False
     except cp.cuda.memory.OutOfMemoryError:
-        engine.release_pool(device)
+        short_of_memory = True
+    finally:
+        wait([long_task])
+    if short_of_memory:
+        for device in set(engine._devices):
+            engine.release_pool(device)
         return None
-    _fill_rest(result, m, n, long_scores, scoring)
+    _fill_rest(result, m, n, long_task.result(), scoring)
     return result
+
+
+def _score_rows(
+    cp: Any,
+    block: tuple[SequenceBatch, SequenceBatch, slice, slice],
+    m: np.ndarray,
+    t_sorted: np.ndarray,
+    scoring: tuple[np.ndarray, str, int, int],
+    result: np.ndarray,
+    device: int,
+    a: int,
+    b: int,
+) -> None:
+    """Rows ``a:b`` of the block (queries ``m[a:b]`` long) against its sorted targets on
+    ``device``, into ``result[a:b]`` (the cells of empty queries left as they are)."""
+    queries, targets, rows, columns = block
+    # queries longest bin first (shape_sort: the key's query part; empty ones left out)
+    q_order, _ = shape_sort(m[a:b], np.ones(b - a, dtype=np.int64))
+    q_sorted = q_order[::-1]
+    sorted_pairs = (rows.start + a + q_sorted, columns.start + t_sorted, q_sorted, t_sorted)
+    with cp.cuda.Device(device):
+        finish = _queue(cp, device, queries, targets, sorted_pairs, result[a:b], scoring)
+        finish()
 
 
 def _long_columns(
@@ -175,14 +200,14 @@ def _queue(
     queries: SequenceBatch,
     targets: SequenceBatch,
     sorted_pairs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    shape: tuple[int, int],
+    out: np.ndarray,
     scoring: tuple[np.ndarray, str, int, int],
-) -> tuple[np.ndarray, Any]:
+) -> Any:
     """Queue every sorted query against every sorted target on ``device`` (the current
-    one): a host int32 array of ``shape`` (pinned memory) that will hold their scores at
-    their places in the block (the rest undefined), and the function that waits for them.
-    ``sorted_pairs``: the queries' and targets' indices in their batches, then in the
-    block."""
+    one), their scores copied to their places in ``out`` (pinned host memory, int32; its
+    other cells undefined), and return the function that waits for them.
+    ``sorted_pairs``: the queries' and targets' indices in their batches, then their rows
+    and columns in ``out``."""
     q_ids, t_ids, q_places, t_places = sorted_pairs
     matrix, mode, gap_open, gap_extend = scoring
     streams = thread_streams(cp, device, engine._STREAMS)
@@ -198,8 +223,8 @@ def _queue(
         with first:
             q_start, t_start = cp.asarray(q_offsets), cp.asarray(t_offsets)
             q_len, t_len = cp.asarray(m.astype(np.int32)), cp.asarray(n.astype(np.int32))
-            q_at, t_at = cp.asarray(q_places * shape[1]), cp.asarray(t_places)
-            found = cp.empty(shape, dtype=np.int32)
+            q_at, t_at = cp.asarray(q_places * out.shape[1]), cp.asarray(t_places)
+            found = cp.empty(out.shape, dtype=np.int32)
             data = engine._data(cp, matrix, gap_open, gap_extend)
             alive += [q_start, t_start, q_len, t_len, q_at, t_at, found, data]
         engine._join_streams(streams[1:], first)
@@ -223,17 +248,16 @@ def _queue(
                     pair = cp.arange(a, b, dtype=np.int64)
                     q, t = pair // width, begin + pair % width
                     arrays = (q_start[q], q_len[q], t_start[t], t_len[t])
-                    out = cp.empty((b - a, 3), dtype=np.int32)
+                    fields = cp.empty((b - a, 3), dtype=np.int32)
                     longest = (int(m[a // width : (b - 1) // width + 1].max()), longest_target)
                     grid, args = engine.kernel_call(
-                        cp, kernel, launch, arrays, longest, upload.codes, out, data
+                        cp, kernel, launch, arrays, longest, upload.codes, fields, data
                     )
                     kernel((grid.blocks,), (grid.threads,), args, shared_mem=grid.shared)
-                    places[q_at[q] + t_at[t]] = out[:, 0]
-                    alive.append((pair, q, t, arrays, out, args))
+                    places[q_at[q] + t_at[t]] = fields[:, 0]
+                    alive.append((pair, q, t, arrays, fields, args))
         engine._join_streams([first], *streams[1:])
-        host = engine._pinned(cp, np.int32, shape)
-        found.get(stream=first, out=host, blocking=False)
+        found.get(stream=first, out=out, blocking=False)
     except BaseException:
         # nothing of this block is left running or copying when the error leaves
         for stream in streams:
@@ -246,7 +270,7 @@ def _queue(
         upload.join()
         alive.clear()
 
-    return host, finish
+    return finish
 
 
 def _wait_for_copies(upload: Any) -> None:
