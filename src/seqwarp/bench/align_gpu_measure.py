@@ -332,7 +332,9 @@ def measure_all_pairs(
     reads: SequenceBatch, length: int, mode: str, gap: str, repeats: int, check: int, seed: int
 ) -> dict:
     """Every read against every read through ``Aligner.score_matrix``, and the kernels alone
-    on its first block of pairs (staged as the call runs them: local scores without ends)."""
+    on its first block of pairs (staged by the indexed path: the kernels, lanes and tiles
+    that the call's cross path runs, local scores without ends, in the indexed path's order
+    of pairs)."""
     s = dna_scoring(gap)
     aligner = Aligner(mode, s, device="gpu")
     seconds, scores = median_seconds(partial(aligner.score_matrix, reads, reads), repeats)
