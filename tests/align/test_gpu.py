@@ -266,6 +266,22 @@ def _spy_on_the_indexed_path(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return counts
 
 
+def _hits_and_blocks_match_cpu(
+    gpu: Aligner, cpu: Aligner, q, t, expected: np.ndarray, pairs: int, monkeypatch
+) -> None:
+    """``top_hits`` both ways round, and ``score_matrix`` both ways round in blocks of at
+    most ``pairs`` pairs (cut along either side), equal to the CPU engine's (``expected``:
+    its matrix of ``q`` against ``t``)."""
+    for first, second in ((q, t), (t, q)):
+        hits, want = gpu.top_hits(first, second, 3), cpu.top_hits(first, second, 3)
+        assert np.array_equal(hits.target_index, want.target_index)
+        assert np.array_equal(hits.score, want.score)
+    small = _gpu_backend.CallBudget(cells=1 << 40, pairs=pairs)
+    monkeypatch.setattr(_gpu_backend, "prepare", lambda threads: small)
+    assert np.array_equal(gpu.score_matrix(q, t), expected)
+    assert np.array_equal(gpu.score_matrix(t, q), expected.T)
+
+
 @pytest.mark.parametrize("alphabet", ["dna", "protein"])
 @pytest.mark.parametrize("gap", list(GAPS))
 @pytest.mark.parametrize("mode", MODES)
@@ -301,14 +317,7 @@ def test_score_matrix_takes_the_cross_path_and_matches_cpu(
     )
     assert np.array_equal(gpu.score_matrix(q, t), expected)
     assert on_device and indexed == [len(q) * 2]  # the long targets' columns
-    for first, second in ((q, t), (t, q)):
-        hits, want = gpu.top_hits(first, second, 3), cpu.top_hits(first, second, 3)
-        assert np.array_equal(hits.target_index, want.target_index)
-        assert np.array_equal(hits.score, want.score)
-    small = _gpu_backend.CallBudget(cells=1 << 40, pairs=150)
-    monkeypatch.setattr(_gpu_backend, "prepare", lambda threads: small)
-    assert np.array_equal(gpu.score_matrix(q, t), expected)
-    assert np.array_equal(gpu.score_matrix(t, q), expected.T)
+    _hits_and_blocks_match_cpu(gpu, cpu, q, t, expected, 150, monkeypatch)
 
 
 def test_cross_products_past_the_16_bit_range_take_the_indexed_path(
@@ -352,13 +361,7 @@ def test_cross_products_on_several_device_slots_match_cpu(
     expected = cpu.score_matrix(q, t)
     assert np.array_equal(gpu.score_matrix(q, t), expected)
     assert indexed == [len(q)]  # the long target's column
-    for first, second in ((q, t), (t, q)):
-        hits, want = gpu.top_hits(first, second, 3), cpu.top_hits(first, second, 3)
-        assert np.array_equal(hits.target_index, want.target_index)
-        assert np.array_equal(hits.score, want.score)
-    small = _gpu_backend.CallBudget(cells=1 << 40, pairs=120)
-    monkeypatch.setattr(_gpu_backend, "prepare", lambda threads: small)
-    assert np.array_equal(gpu.score_matrix(t, q), expected.T)
+    _hits_and_blocks_match_cpu(gpu, cpu, q, t, expected, 120, monkeypatch)
 
 
 @pytest.mark.parametrize("lanes", ["auto", "half2"])
