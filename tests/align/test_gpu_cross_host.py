@@ -156,8 +156,9 @@ class _Kernel:
 
 @pytest.fixture
 def cupy_on_the_host(monkeypatch: pytest.MonkeyPatch):
-    """Install the stand-ins; yields a function that sets the scoring the kernels use and
-    returns the chunks' kernel calls as (lane, pairs)."""
+    """Install the stand-ins; returns ``setup(scoring, mode, memory=None)``, which sets what
+    the kernels score (``memory``: the kernel calls that fit before the device runs out of
+    memory) and returns the list the chunks' kernel calls go to, as (lane, pairs)."""
     calls: list[tuple[str, int]] = []
     lock = threading.Lock()
     state: dict = {}
@@ -200,15 +201,15 @@ def cupy_on_the_host(monkeypatch: pytest.MonkeyPatch):
         _gpu_cross, "thread_streams", lambda cp, device, count: [_Stream() for _ in range(count)]
     )
 
-    def setup(scoring: Scoring, memory: int | None = None) -> list[tuple[str, int]]:
+    def setup(scoring: Scoring, mode: str, memory: int | None = None) -> list[tuple[str, int]]:
         state.update(
-            scoring=(scoring.matrix, state["mode"], scoring.gap_open, scoring.gap_extend),
+            scoring=(scoring.matrix, mode, scoring.gap_open, scoring.gap_extend),
             alphabet=scoring.alphabet,
             memory=memory,
         )
         return calls
 
-    return setup, state
+    return setup
 
 
 def _batch(rng: np.random.Generator, lengths, scoring: Scoring) -> SequenceBatch:
@@ -233,13 +234,11 @@ def test_score_block_places_every_score(cupy_on_the_host, mode, slots, monkeypat
     """Blocks with empty queries and targets, an odd number of targets of many lengths and
     one past the long-target threshold (lowered to one wide stripe), on one and three device
     slots: every score the CPU engine's, each at its row and column."""
-    setup, state = cupy_on_the_host
-    state["mode"] = mode
     monkeypatch.setattr(_gpu_backend, "_devices", slots)
     monkeypatch.setattr(_gpu_backend, "_SPLIT", 2)
     rng = np.random.default_rng(len(mode) + len(slots))
     for scoring in (Scoring.dna(2, -1, 2, 1), Scoring.blosum62(11, 1)):
-        calls = setup(scoring)
+        calls = cupy_on_the_host(scoring, mode)
         lengths = [0, *rng.integers(1, 90, size=6), 0, 0]
         queries = _batch(rng, lengths, scoring)
         targets = _batch(rng, [40, 0, 600, *rng.integers(1, 500, size=6)], scoring)
@@ -256,10 +255,8 @@ def test_score_block_places_every_score(cupy_on_the_host, mode, slots, monkeypat
 
 def test_a_device_out_of_memory_hands_the_block_back(cupy_on_the_host) -> None:
     """A chunk that does not fit: the block is declined (None), for the indexed path."""
-    setup, state = cupy_on_the_host
-    state["mode"] = "local"
     scoring = Scoring.dna(2, -1, 2, 1)
-    setup(scoring, memory=1)
+    cupy_on_the_host(scoring, "local", memory=1)
     rng = np.random.default_rng(5)
     queries = _batch(rng, rng.integers(1, 300, size=5), scoring)
     targets = _batch(rng, [20, 200, 400, 600, 800], scoring)
