@@ -412,15 +412,13 @@ def _plan(
     order = np.concatenate([part[3] for part in parts]) if len(parts) > 1 else parts[0][3]
     launches = []
     for kernel_lane, lane, base, _, lane_keys in parts:
-        # a profile is built per pair set; the table's column offsets are a load a column
-        letters = 1 if "table" in kernel_lane else matrix.shape[0] + 1
-        chosen_tiles, bounds = tile_runs(lane_keys, tiles, letters)
+        chosen_tiles, bounds = tile_runs(lane_keys, tiles, profile_letters(kernel_lane, matrix))
         for tile, a, b in zip(chosen_tiles.tolist(), bounds[:-1], bounds[1:], strict=True):
             group, columns = tiles[tile]
             start = base + int(a)
             pairs = order[start : base + int(b)]
             runs = [(kernel_lane, pairs)]
-            if "paired" in kernel_lane and columns > _PAIRED_MOST_COLUMNS:
+            if not takes_paired(kernel_lane, columns):
                 runs = [(plain_lane, pairs)]
             elif "paired" in kernel_lane:
                 # the paired profile takes the pair sets of one query, the plain one the rest
@@ -431,6 +429,20 @@ def _plan(
                     launches.append(_Launch(lane, each_lane, group, columns, each, start))
                     start += len(each)
     return launches
+
+
+def profile_letters(kernel_lane: str, matrix: np.ndarray) -> int:
+    """Rows of a pair set's profile, as ``plan.tile_runs`` weighs them: the alphabet's
+    letters and the padding one (the class table's lane builds none: its column offsets
+    are a load a column)."""
+    return 1 if "table" in kernel_lane else matrix.shape[0] + 1
+
+
+def takes_paired(kernel_lane: str, columns: int) -> bool:
+    """Whether a tile of ``columns`` a thread runs ``kernel_lane`` as it is: the paired
+    profile only on tiles of up to ``_PAIRED_MOST_COLUMNS`` (its words' shared memory), the
+    plain profile on wider ones."""
+    return "paired" not in kernel_lane or columns <= _PAIRED_MOST_COLUMNS
 
 
 def _tiles(matrix: np.ndarray) -> tuple[tuple[int, int], ...]:

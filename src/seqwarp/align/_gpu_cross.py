@@ -46,28 +46,29 @@ def cross_launches(
     target_lengths: np.ndarray, matrix: np.ndarray, offset: bool, gap_extend: int
 ) -> list[CrossLaunch]:
     """The launches of a block whose targets, in order of their 32-residue bins, have
-    ``target_lengths`` (all at least 1): a tile per run of 32-residue bins as the indexed path picks it, the
-    paired profile where a DNA tile takes it, with an odd run's last target on the plain
-    profile alone (a paired set's two targets share every query)."""
+    ``target_lengths`` (all at least 1): a tile per run of bins as the indexed path picks
+    it, the paired profile where a DNA tile takes it, with an odd run's last target on the
+    plain profile alone (a paired set's two targets share every query)."""
     tiles = engine._tiles(matrix)
     table = engine._class_table(matrix) is not None
     plain = engine._kernel_lane("s16x2", offset, matrix, gap_extend, table)
+    # the class table's lane where it serves (then no paired profile), else the paired one
     paired = engine._kernel_lane("s16x2", offset, matrix, gap_extend, table, paired=True)
-    letters = 1 if table else matrix.shape[0] + 1
     bins = np.minimum((np.asarray(target_lengths, dtype=np.int64) - 1) >> 5, 255)
-    chosen, bounds = tile_runs((bins << 8).astype(np.uint16), tiles, letters)
+    keys = (bins << 8).astype(np.uint16)
+    chosen, bounds = tile_runs(keys, tiles, engine.profile_letters(paired, matrix))
     none = np.empty(0, dtype=np.int64)
     launches = []
     for tile, a, b in zip(chosen.tolist(), bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
         group, columns = tiles[tile]
-        if table or columns > engine._PAIRED_MOST_COLUMNS:
+        if paired == plain or not engine.takes_paired(paired, columns):
             runs = [(plain, a, b - a)]
         else:
             even = (b - a) & ~1
             runs = [(paired, a, even), (plain, a + even, b - a - even)]
-        for lane, first, width in runs:
+        for each_lane, first, width in runs:
             if width:
-                launch = engine._Launch("s16x2", lane, group, columns, none)
+                launch = engine._Launch("s16x2", each_lane, group, columns, none)
                 launches.append(CrossLaunch(launch, first, width))
     return launches
 
@@ -212,16 +213,18 @@ def _queue(
     matrix, mode, gap_open, gap_extend = scoring
     streams = thread_streams(cp, device, engine._STREAMS)
     first = streams[0]
-    sources, q_offsets, t_offsets = _sources(queries, targets, q_ids, t_ids)
+    m = queries.lengths[q_ids].astype(np.int64)
+    n = targets.lengths[t_ids].astype(np.int64)
+    spans = engine._spans(queries, targets, q_ids, t_ids, (None, None), m, n)
+    sources = spans.sources
     upload = engine._Upload(cp, device, sources, engine._COPY_THREADS)
-    m = queries.lengths[q_ids]
-    n = targets.lengths[t_ids]
     # every device array stays referenced until finish(): freed at once, its memory could go
     # to an allocation on another stream while a kernel still reads it
     alive: list[Any] = [upload]
     try:
         with first:
-            q_start, t_start = cp.asarray(q_offsets), cp.asarray(t_offsets)
+            q_start = cp.asarray(spans.q_offsets - spans.q_shift)
+            t_start = cp.asarray(spans.t_offsets - spans.t_shift)
             q_len, t_len = cp.asarray(m.astype(np.int32)), cp.asarray(n.astype(np.int32))
             q_at, t_at = cp.asarray(q_places * out.shape[1]), cp.asarray(t_places)
             found = cp.empty(out.shape, dtype=np.int32)
@@ -277,20 +280,3 @@ def _wait_for_copies(upload: Any) -> None:
     """Wait for an upload's copy tasks, whatever they raised (the caller raises already)."""
     with contextlib.suppress(BaseException):
         upload.join()
-
-
-def _sources(
-    queries: SequenceBatch, targets: SequenceBatch, q_ids: np.ndarray, t_ids: np.ndarray
-) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
-    """The spans of the code buffers these sequences lie in (one when queries and targets
-    share theirs), laid out one after the other on the device, and each query's and each
-    target's start there."""
-    q_lo, q_hi = int(queries.offsets[q_ids.min()]), int(queries.offsets[q_ids.max() + 1])
-    t_lo, t_hi = int(targets.offsets[t_ids.min()]), int(targets.offsets[t_ids.max() + 1])
-    q_offsets = queries.offsets[q_ids].astype(np.int64)
-    t_offsets = targets.offsets[t_ids].astype(np.int64)
-    if queries.codes is targets.codes:
-        lo, hi = min(q_lo, t_lo), max(q_hi, t_hi)
-        return [queries.codes[lo:hi]], q_offsets - lo, t_offsets - lo
-    sources = [queries.codes[q_lo:q_hi], targets.codes[t_lo:t_hi]]
-    return sources, q_offsets - q_lo, t_offsets - t_lo + (q_hi - q_lo)

@@ -342,7 +342,8 @@ def measure_all_pairs(
     equal, kernel_pairs, kernel_cells, kernel_seconds = 0, 0, 0.0, 0.0
     ran: set[str] = set()  # the kernel lanes of the first block
     for block in cross_product_blocks(n, n, 1 << 22):
-        args = (reads, reads, block.q_index, block.t_index, s.matrix, mode, *GAPS[gap])
+        q_index, t_index = block.q_index, block.t_index  # made at each access
+        args = (reads, reads, q_index, t_index, s.matrix, mode, *GAPS[gap])
         exact = _gpu_backend.score(*args, lanes="s32")
         equal += int(np.sum(block.grid(exact[:, 0]) == scores[block.queries, block.targets]))
         if kernel_cells == 0:
@@ -350,8 +351,8 @@ def measure_all_pairs(
             kernel_seconds = _time_kernels(staged, repeats)
             ran = {x.kernel_lane for x in staged}
             lengths = reads.lengths.astype(np.float64)
-            kernel_cells = float(np.sum(lengths[block.q_index] * lengths[block.t_index]))
-            kernel_pairs = len(block.q_index)
+            kernel_cells = float(np.sum(lengths[q_index] * lengths[t_index]))
+            kernel_pairs = len(q_index)
             del staged
     rng = np.random.default_rng(seed)
     q = rng.integers(0, n, size=min(check, n * n))
