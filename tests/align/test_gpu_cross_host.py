@@ -73,12 +73,15 @@ def test_protein_launches_read_the_class_table() -> None:
     launches = _gpu_cross.cross_launches(n, _PROTEIN.matrix, False, _PROTEIN.gap_extend)
     lanes = {lane for lane, _, _ in _per_target(launches, len(n))}
     assert lanes == {"s16x2-table"}
+    tiles = {(each.launch.group, each.launch.columns) for each in launches}
+    assert tiles <= set(_gpu_backend._TILES_TABLE)
 
 
 def test_targets_past_seven_of_the_widest_stripes_are_left_to_the_indexed_path() -> None:
-    """The split warps' threshold: 7 stripes of 512 columns for DNA, of 256 for protein."""
+    """The split warps' threshold: 7 stripes of 512 columns (DNA's widest tile and the class
+    table's, 32 x 16)."""
     assert _gpu_cross._long_targets(_DNA.matrix) == 7 * 512
-    assert _gpu_cross._long_targets(_PROTEIN.matrix) == 7 * 256
+    assert _gpu_cross._long_targets(_PROTEIN.matrix) == 7 * 512
 
 
 class _HostArray(np.ndarray):

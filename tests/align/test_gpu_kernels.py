@@ -819,6 +819,32 @@ def test_tiles_not_a_power_of_two_wide_take_short_targets_only() -> None:
             assert longest[held].max() <= 3 * group * columns < longest[~held].min()
     assert _gpu_backend._tiles(Scoring.dna(2, -1, 2, 1).matrix) == _gpu_backend._TILES_DNA
     assert _gpu_backend._tiles(Scoring.blosum62(11, 1).matrix) == _gpu_backend._TILES_PROTEIN
+    assert _gpu_backend._tiles(Scoring.blosum62(11, 1).matrix, True) == _gpu_backend._TILES_TABLE
+
+
+def test_protein_scores_take_the_class_tables_tiles_and_the_int32_lane_the_profiles() -> None:
+    """The class table builds no profile: its lane takes tiles of 12 and 16 columns a
+    thread, while a pair past the 16-bit range (local: scores up to 11 a residue) goes to
+    the int32 lane on the protein profile's tiles; global scores alike in the offset form,
+    their rebased form on the profile's tiles (its reach holds over their stripes)."""
+    s = Scoring.blosum62(11, 1)
+    m = np.array([100, 300, 995, 4000, 300])
+    n = np.array([250, 700, 2000, 4000, 9000])
+    for mode, offset in (("local", False), ("global", True)):
+        launches = _gpu_backend._plan(
+            m, n, s.matrix, s.gap_open, s.gap_extend, "auto", None, offset
+        )
+        by_lane = {}
+        for launch in launches:
+            for p in launch.pairs:
+                by_lane[int(p)] = (launch.kernel_lane, (launch.group, launch.columns))
+        assert sorted(by_lane) == list(range(len(m))), mode
+        for p, (lane, tile) in by_lane.items():
+            assert ("table" in lane) == (p != 3 or offset), (mode, p, lane)
+            table = "table" in lane and "rebased" not in lane
+            expected = _gpu_backend._TILES_TABLE if table else _gpu_backend._TILES_PROTEIN
+            assert tile in expected, (mode, p, lane, tile)
+        assert by_lane[3][0] == ("s16x2-table-rebased" if offset else "s32"), mode
 
 
 def test_shape_sort_is_the_stable_sort_of_the_non_empty_pairs() -> None:

@@ -212,6 +212,15 @@ _CLUSTER_ROUNDS = 1
 # power-of-two tiles alone
 _TILES_DNA = ((8, 16), (8, 20), (8, 24), (16, 16), (16, 20), (16, 24), (16, 32))
 _TILES_PROTEIN = ((8, 8), (16, 8), (32, 8))
+# the class table's lane builds no profile, so its threads may hold more columns: 12 a thread,
+# and 16 on 32 threads for targets past three 384-column stripes (the power-of-two stripes
+# that split launches take). Measured on one H200, kernels, one query against 1 M proteins
+# (BLOSUM62 11/1, local, every score equal to the int32 kernel's), queries of 100 / 300 /
+# 995 residues: _TILES_PROTEIN 1.65 / 2.13 / 2.35 TCUPS, 12 columns a thread (8, 16 and 32
+# threads) 2.01 / 2.43 / 2.60, with 32 x 16 beside them 2.06 / 2.61 / 2.85, with 32 x 8
+# instead 1.77 / 2.41 / 2.74; 16 columns on 8, 16 and 32 threads 1.97 / 2.33 / 2.48 (80
+# registers, two blocks of 384 threads a multiprocessor, the ALU pipe 81 % busy on 32 x 8)
+_TILES_TABLE = ((8, 12), (16, 12), (32, 12), (32, 16))
 _MAX_CHUNK_PAIRS = 1 << 22
 _SCRATCH_BYTES = 1 << 30
 # split launches' handed-on columns (two columns of the longest query per warp) bound their
@@ -381,8 +390,6 @@ def _plan(
             narrow = np.ones(len(work), dtype=bool)
         else:
             narrow = _narrow(m[work], n[work], matrix, gap_open, gap_extend, packed)
-    if tiles is None:
-        tiles = _tiles(matrix)
     # one array for every launch: the narrow lane's pairs, then the others' (rebased s16x2 or
     # int32); the fused lanes in the offset form when asked (plan.offset_bound: it holds
     # whatever they hold)
@@ -403,7 +410,9 @@ def _plan(
             offset
             and packed == "s16x2"
             and lanes != "s32"
-            and _rebased_holds(matrix, gap_open, gap_extend, max(g * w for g, w in tiles))
+            and _rebased_holds(
+                matrix, gap_open, gap_extend, max(g * w for g, w in tiles or _tiles(matrix))
+            )
         ):
             wide = (plain_lane.replace("-offset", "-rebased"), packed)
         else:
@@ -412,9 +421,14 @@ def _plan(
     order = np.concatenate([part[3] for part in parts]) if len(parts) > 1 else parts[0][3]
     launches = []
     for kernel_lane, lane, base, _, lane_keys in parts:
-        chosen_tiles, bounds = tile_runs(lane_keys, tiles, profile_letters(kernel_lane, matrix))
+        lane_tiles = tiles or _tiles(
+            matrix, "table" in kernel_lane and "rebased" not in kernel_lane
+        )
+        chosen_tiles, bounds = tile_runs(
+            lane_keys, lane_tiles, profile_letters(kernel_lane, matrix)
+        )
         for tile, a, b in zip(chosen_tiles.tolist(), bounds[:-1], bounds[1:], strict=True):
-            group, columns = tiles[tile]
+            group, columns = lane_tiles[tile]
             start = base + int(a)
             pairs = order[start : base + int(b)]
             runs = [(kernel_lane, pairs)]
@@ -445,9 +459,12 @@ def takes_paired(kernel_lane: str, columns: int) -> bool:
     return "paired" not in kernel_lane or columns <= _PAIRED_MOST_COLUMNS
 
 
-def _tiles(matrix: np.ndarray) -> tuple[tuple[int, int], ...]:
-    """The (threads per group, columns per thread) tiles of ``matrix``'s alphabet: DNA's or
-    protein's."""
+def _tiles(matrix: np.ndarray, table: bool = False) -> tuple[tuple[int, int], ...]:
+    """The (threads per group, columns per thread) tiles of ``matrix``'s alphabet: the class
+    table's lane's where ``table``, else DNA's or protein's (the profile lanes, and the
+    rebased form of the class table's, whose reach holds over their stripes)."""
+    if table:
+        return _TILES_TABLE
     return _TILES_PROTEIN if matrix.shape[0] > _TABLE_ABOVE_LETTERS else _TILES_DNA
 
 

@@ -49,9 +49,9 @@ def cross_launches(
     ``target_lengths`` (all at least 1): a tile per run of bins as the indexed path picks
     it, the paired profile where a DNA tile takes it, with an odd run's last target on the
     plain profile alone (a paired set's two targets share every query)."""
-    tiles = engine._tiles(matrix)
     table = engine._class_table(matrix) is not None
     plain = engine._kernel_lane("s16x2", offset, matrix, gap_extend, table)
+    tiles = engine._tiles(matrix, table)
     # the class table's lane where it serves (then no paired profile), else the paired one
     paired = engine._kernel_lane("s16x2", offset, matrix, gap_extend, table, paired=True)
     bins = np.minimum((np.asarray(target_lengths, dtype=np.int64) - 1) >> 5, 255)
@@ -76,7 +76,8 @@ def cross_launches(
 def _long_targets(matrix: np.ndarray) -> int:
     """Target length above which a target goes to the indexed path: spanning
     ``_SPLIT - 1`` stripes of the widest tile, where split warps may serve it better."""
-    return (engine._SPLIT - 1) * max(g * k for g, k in engine._tiles(matrix))
+    tiles = engine._tiles(matrix, engine._class_table(matrix) is not None)
+    return (engine._SPLIT - 1) * max(g * k for g, k in tiles)
 
 
 def score_block(

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..align import _gpu_backend
-from ..align.plan import shape_key, tile_runs
 from ..alphabets import DNA, PROTEIN, Alphabet
 from ..devices import gpu_count
 from ..scoring import Scoring
@@ -63,7 +62,7 @@ def cases(dna_lengths: Sequence[int], protein_lengths: Sequence[int]) -> list[Ti
         TileCase(DNA, "global", dna, _gpu_backend._TILES_DNA, length, length + -(-length // 10))
         for length in dna_lengths
     ] + [
-        TileCase(PROTEIN, "local", protein, _gpu_backend._TILES_PROTEIN, length, length)
+        TileCase(PROTEIN, "local", protein, _gpu_backend._TILES_TABLE, length, length)
         for length in protein_lengths
     ]
 
@@ -83,10 +82,15 @@ def synthetic_pairs(
 
 
 def estimated_tile(case: TileCase) -> tuple[int, int]:
-    """The tile the GPU backend gives ``case``'s pairs (``plan.tile_runs``)."""
-    key = shape_key(np.array([case.query]), np.array([case.target]))
-    chosen, _ = tile_runs(key, case.tiles, case.scoring.matrix.shape[0] + 1)
-    return case.tiles[int(chosen[0])]
+    """The tile the GPU backend's plan gives ``case``'s pairs (``plan.tile_runs`` on the
+    rows of the lane's profile) among ``case.tiles``."""
+    s = case.scoring
+    m, n = np.array([case.query]), np.array([case.target])
+    offset = case.mode != "local"
+    (launch,) = _gpu_backend._plan(
+        m, n, s.matrix, s.gap_open, s.gap_extend, "auto", case.tiles, offset
+    )
+    return launch.group, launch.columns
 
 
 def _label(tile: tuple[int, int]) -> str:
