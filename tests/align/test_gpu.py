@@ -253,6 +253,23 @@ def test_cross_products_split_their_few_long_pairs_and_match_cpu(
     _scores_equal_cpu((q, t, q_index, t_index, scoring.matrix, mode, go, ge))
 
 
+@pytest.mark.parametrize("alphabet", ["dna", "protein"])
+@pytest.mark.parametrize("gap", list(GAPS))
+def test_local_scores_of_one_residue_sides_match_cpu(gap: str, alphabet: str) -> None:
+    """Local scores (with and without end cells) of queries of 1-3,700 residues against
+    targets of 1-3 residues and the other way round, whose best cells score little: the
+    local linear kernels without end cells had scored 2 x gap_open (8 under BLOSUM62 4/4)
+    for every one-residue target."""
+    scoring = scoring_for(alphabet, gap)
+    letters = 4 if alphabet == "dna" else 20
+    rng = np.random.default_rng(zlib.crc32(f"one residue {gap} {alphabet}".encode()))
+    long = [rng.integers(letters, size=int(m), dtype=np.uint8) for m in (1, 2, 7, 100, 3700)]
+    short = [rng.integers(letters, size=int(n), dtype=np.uint8) for n in (1, 1, 1, 2, 3)]
+    short += [np.array([k], dtype=np.uint8) for k in range(letters)]
+    for queries, targets in ((long, short), (short, long)):
+        _scores_equal_cpu(_cross_product(queries, targets, scoring))
+
+
 def _spy_on_the_indexed_path(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The pair counts of the calls a test's cross products make to the indexed path."""
     counts: list[int] = []

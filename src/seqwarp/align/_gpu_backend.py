@@ -289,9 +289,11 @@ def kernel_name(
     """The template instantiation (an NVRTC name expression) for one configuration; ``lane``
     is a key of ``_LANE_STRUCT``, ``split`` the warps of a block sharing a pair set and
     ``cluster`` the blocks (a thread block cluster) sharing it. ``ends=False``: local scores
-    without their end cells (the other modes find theirs at no cost and keep them)."""
+    with affine gaps without their end cells (the other modes find theirs at no cost and keep
+    them; with linear gaps the ``ENDS = false`` kernels scored 2 x gap_open for a pair with a
+    one-residue target on the H200, so linear gaps keep the kernels that find the ends)."""
     head = f"{_MODES[mode]}, {'true' if affine else 'false'}, seqwarp::{_LANE_STRUCT[lane][0]}"
-    scores_only = not ends and mode == "local"
+    scores_only = not ends and mode == "local" and affine
     if cluster > 1:
         tail = ", false" if scores_only else ""
         return f"seqwarp::align_score_cluster<{head}, {columns}, {split}, {cluster}{tail}>"
