@@ -266,8 +266,10 @@ def test_local_scores_of_one_residue_sides_match_cpu(gap: str, alphabet: str) ->
     long = [rng.integers(letters, size=int(m), dtype=np.uint8) for m in (1, 2, 7, 100, 3700)]
     short = [rng.integers(letters, size=int(n), dtype=np.uint8) for n in (1, 1, 1, 2, 3)]
     short += [np.array([k], dtype=np.uint8) for k in range(letters)]
+    go, ge = scoring.gap_open, scoring.gap_extend
     for queries, targets in ((long, short), (short, long)):
-        _scores_equal_cpu(_cross_product(queries, targets, scoring))
+        pairs = _cross_product(queries, targets, scoring)
+        _scores_equal_cpu((*pairs, scoring.matrix, "local", go, ge))
 
 
 def _spy_on_the_indexed_path(monkeypatch: pytest.MonkeyPatch) -> list[int]:

@@ -38,7 +38,9 @@
 //   CLUSTER blocks of SPLIT warps that share one pair set (> 1: SPLIT > 1, a kernel launched
 //           in clusters of CLUSTER consecutive blocks, sm_90 or later)
 //   ENDS    also find each pair's end cell (false: local scores alone, for callers that take
-//           no ends: a row's best folds into the running best, no snapshots; ends are 0)
+//           no ends: a row's best folds into the running best, no snapshots; ends are 0; the
+//           host takes it with affine gaps only: with linear ones it scored 2 * go for pairs
+//           with a one-residue target on the H200, cause not found)
 //
 // The recurrence (i = query row, j = target column; E vertical gap = CIGAR I, F horizontal
 // gap = D), with every H kept as hg = H - gap_open. Lanes with a fused add+max (DPX, int32:
