@@ -291,7 +291,10 @@ def kernel_name(
     ``cluster`` the blocks (a thread block cluster) sharing it. ``ends=False``: local scores
     with affine gaps without their end cells (the other modes find theirs at no cost and keep
     them; with linear gaps the ``ENDS = false`` kernels scored 2 x gap_open for a pair with a
-    one-residue target on the H200, so linear gaps keep the kernels that find the ends)."""
+    one-residue target on the H200: CUDA 13's ptxas compiles the fold of their first row into
+    the running best, max(-gap_open, ...), as a three-way maximum with +gap_open, the
+    parameter's uniform register without its negation; so linear gaps keep the kernels that
+    find the ends)."""
     head = f"{_MODES[mode]}, {'true' if affine else 'false'}, seqwarp::{_LANE_STRUCT[lane][0]}"
     scores_only = not ends and mode == "local" and affine
     if cluster > 1:

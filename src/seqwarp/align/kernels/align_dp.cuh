@@ -39,8 +39,9 @@
 //           in clusters of CLUSTER consecutive blocks, sm_90 or later)
 //   ENDS    also find each pair's end cell (false: local scores alone, for callers that take
 //           no ends: a row's best folds into the running best, no snapshots; ends are 0; the
-//           host takes it with affine gaps only: with linear ones it scored 2 * go for pairs
-//           with a one-residue target on the H200, cause not found)
+//           host takes it with affine gaps only: with linear ones CUDA 13's ptxas compiles
+//           the first row's fold into local_best = -go as VIMNMX3 with +go, the uniform
+//           register of go without its negation, so a one-residue target scored 2 * go)
 //
 // The recurrence (i = query row, j = target column; E vertical gap = CIGAR I, F horizontal
 // gap = D), with every H kept as hg = H - gap_open. Lanes with a fused add+max (DPX, int32:
