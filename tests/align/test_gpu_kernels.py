@@ -818,7 +818,9 @@ def test_tiles_not_a_power_of_two_wide_take_short_targets_only() -> None:
             assert longest[held].max() <= 3 * group * columns < longest[~held].min()
     assert _gpu_backend._tiles(Scoring.dna(2, -1, 2, 1).matrix) == _gpu_backend._TILES_DNA
     assert _gpu_backend._tiles(Scoring.blosum62(11, 1).matrix) == _gpu_backend._TILES_PROTEIN
-    assert _gpu_backend._tiles(Scoring.blosum62(11, 1).matrix, True) == _gpu_backend._TILES_TABLE
+    assert _gpu_backend._tiles(Scoring.blosum62(11, 1).matrix, "s16x2-table") == (
+        _gpu_backend._TILES_TABLE
+    )
 
 
 def test_protein_scores_take_the_class_tables_tiles_and_the_int32_lane_the_profiles() -> None:

@@ -411,24 +411,22 @@ def _plan(
     else:
         chosen = (work[narrow], keys[narrow])
         rest = (work[~narrow], keys[~narrow])
+        rebased = plain_lane.replace("-offset", "-rebased")
+        widest = max(g * w for g, w in tiles or _tiles(matrix, rebased))
         if (
             offset
             and packed == "s16x2"
             and lanes != "s32"
-            and _rebased_holds(
-                matrix, gap_open, gap_extend, max(g * w for g, w in tiles or _tiles(matrix))
-            )
+            and _rebased_holds(matrix, gap_open, gap_extend, widest)
         ):
-            wide = (plain_lane.replace("-offset", "-rebased"), packed)
+            wide = (rebased, packed)
         else:
             wide = (_kernel_lane("s32", offset, matrix, gap_extend), "s32")
         parts = [(packed_lane, packed, 0, *chosen), (*wide, len(chosen[0]), *rest)]
     order = np.concatenate([part[3] for part in parts]) if len(parts) > 1 else parts[0][3]
     launches = []
     for kernel_lane, lane, base, _, lane_keys in parts:
-        lane_tiles = tiles or _tiles(
-            matrix, "table" in kernel_lane and "rebased" not in kernel_lane
-        )
+        lane_tiles = tiles or _tiles(matrix, kernel_lane)
         chosen_tiles, bounds = tile_runs(
             lane_keys, lane_tiles, profile_letters(kernel_lane, matrix)
         )
@@ -464,11 +462,12 @@ def takes_paired(kernel_lane: str, columns: int) -> bool:
     return "paired" not in kernel_lane or columns <= _PAIRED_MOST_COLUMNS
 
 
-def _tiles(matrix: np.ndarray, table: bool = False) -> tuple[tuple[int, int], ...]:
-    """The (threads per group, columns per thread) tiles of ``matrix``'s alphabet: the class
-    table's lane's where ``table``, else DNA's or protein's (the profile lanes, and the
-    rebased form of the class table's, whose reach holds over their stripes)."""
-    if table:
+def _tiles(matrix: np.ndarray, kernel_lane: str = "") -> tuple[tuple[int, int], ...]:
+    """The (threads per group, columns per thread) tiles of ``kernel_lane`` (a
+    ``_LANE_STRUCT`` key; none: a profile lane's) on ``matrix``'s alphabet: the class
+    table's in its plain and offset forms, else DNA's or protein's (the profile lanes, and
+    the class table's rebased form, whose reach is established over their stripes)."""
+    if "table" in kernel_lane and not kernel_lane.endswith("-rebased"):
         return _TILES_TABLE
     return _TILES_PROTEIN if matrix.shape[0] > _TABLE_ABOVE_LETTERS else _TILES_DNA
 

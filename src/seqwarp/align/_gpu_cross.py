@@ -51,7 +51,7 @@ def cross_launches(
     plain profile alone (a paired set's two targets share every query)."""
     table = engine._class_table(matrix) is not None
     plain = engine._kernel_lane("s16x2", offset, matrix, gap_extend, table)
-    tiles = engine._tiles(matrix, table)
+    tiles = engine._tiles(matrix, plain)
     # the class table's lane where it serves (then no paired profile), else the paired one
     paired = engine._kernel_lane("s16x2", offset, matrix, gap_extend, table, paired=True)
     bins = np.minimum((np.asarray(target_lengths, dtype=np.int64) - 1) >> 5, 255)
@@ -76,7 +76,9 @@ def cross_launches(
 def _long_targets(matrix: np.ndarray) -> int:
     """Target length above which a target goes to the indexed path: spanning
     ``_SPLIT - 1`` stripes of the widest tile, where split warps may serve it better."""
-    tiles = engine._tiles(matrix, engine._class_table(matrix) is not None)
+    # the plain form's lane: the offset form's takes the same tiles
+    table = engine._class_table(matrix) is not None
+    tiles = engine._tiles(matrix, engine._kernel_lane("s16x2", False, matrix, 0, table))
     return (engine._SPLIT - 1) * max(g * k for g, k in tiles)
 
 
