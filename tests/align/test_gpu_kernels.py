@@ -144,10 +144,10 @@ INSTANCES = {
         _gpu_backend.kernel_name(mode, True, "s16x2-bytes-rebased", 32, 32, split=8, cluster=c)
         for mode, c in itertools.product(("global", "semi-global"), (1, 2))
     ]
-    # local scores without their end cells (affine gaps), on every lane and launch shape that
-    # local takes
+    # local scores without their end cells, on every lane and launch shape that local takes
     + [
-        _gpu_backend.kernel_name("local", True, lane, k, g, ends=False)
+        _gpu_backend.kernel_name("local", affine, lane, k, g, ends=False)
+        for affine in (False, True)
         for lane, k, g in (
             ("s16x2-table", 12, 32),
             ("s16x2-bytes", 24, 8),
@@ -205,15 +205,14 @@ def test_every_kernel_file_has_instances_and_a_readme_row() -> None:
 
 @pytest.mark.parametrize("shape", [(8, 32, 1, 1), (16, 32, 8, 1), (16, 32, 8, 2)])
 def test_scores_without_ends_name_other_kernels_in_local_mode_only(shape) -> None:
-    """``ends=False`` names the local affine kernels' ``ENDS = false`` instantiation (its
-    template arguments all spelled, ``false`` last) and leaves every other name as it is
-    (local linear gaps too: their kernels without ends are not exact)."""
+    """``ends=False`` names the local kernels' ``ENDS = false`` instantiation (its template
+    arguments all spelled, ``false`` last) and leaves every other name as it is."""
     columns, group, split, cluster = shape
     for mode, affine in itertools.product(("global", "semi-global", "local"), (False, True)):
         args = (mode, affine, "s16x2-bytes", columns, group, split, cluster)
         with_ends = _gpu_backend.kernel_name(*args)
         alone = _gpu_backend.kernel_name(*args, ends=False)
-        if mode != "local" or not affine:
+        if mode != "local":
             assert alone == with_ends
         else:
             assert alone != with_ends and alone.endswith(", false>")

@@ -289,14 +289,9 @@ def kernel_name(
     """The template instantiation (an NVRTC name expression) for one configuration; ``lane``
     is a key of ``_LANE_STRUCT``, ``split`` the warps of a block sharing a pair set and
     ``cluster`` the blocks (a thread block cluster) sharing it. ``ends=False``: local scores
-    with affine gaps without their end cells (the other modes find theirs at no cost and keep
-    them; with linear gaps the ``ENDS = false`` kernels scored 2 x gap_open for a pair with a
-    one-residue target on the H200: CUDA 13's ptxas compiles the fold of their first row into
-    the running best, max(-gap_open, ...), as a three-way maximum with +gap_open, the
-    parameter's uniform register without its negation; so linear gaps keep the kernels that
-    find the ends)."""
+    without their end cells (the other modes find theirs at no cost and keep them)."""
     head = f"{_MODES[mode]}, {'true' if affine else 'false'}, seqwarp::{_LANE_STRUCT[lane][0]}"
-    scores_only = not ends and mode == "local" and affine
+    scores_only = not ends and mode == "local"
     if cluster > 1:
         tail = ", false" if scores_only else ""
         return f"seqwarp::align_score_cluster<{head}, {columns}, {split}, {cluster}{tail}>"
@@ -1521,8 +1516,8 @@ def score(
 ) -> np.ndarray:
     """``(n, 3)`` int64 array: score, query end, target end (``lanes``: see ``LANES``;
     ``shapes``: the pairs' lengths and running total of cells, when the caller has them;
-    ``ends=False``: the caller takes the scores alone, so local kernels with affine gaps skip
-    finding the end cells, and their end fields are 0; a pair with an empty side keeps its
+    ``ends=False``: the caller takes the scores alone, so local kernels skip finding the end
+    cells, and their end fields are 0; a pair with an empty side keeps its
     ends).
 
     With several devices (``use`` with a multi-GPU backend) each scores one contiguous range

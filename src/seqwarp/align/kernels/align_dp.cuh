@@ -38,10 +38,7 @@
 //   CLUSTER blocks of SPLIT warps that share one pair set (> 1: SPLIT > 1, a kernel launched
 //           in clusters of CLUSTER consecutive blocks, sm_90 or later)
 //   ENDS    also find each pair's end cell (false: local scores alone, for callers that take
-//           no ends: a row's best folds into the running best, no snapshots; ends are 0; the
-//           host takes it with affine gaps only: with linear ones CUDA 13's ptxas compiles
-//           the first row's fold into local_best = -go as VIMNMX3 with +go, the uniform
-//           register of go without its negation, so a one-residue target scored 2 * go)
+//           no ends: a row's best folds into the running best, no snapshots; ends are 0)
 //
 // The recurrence (i = query row, j = target column; E vertical gap = CIGAR I, F horizontal
 // gap = D), with every H kept as hg = H - gap_open. Lanes with a fused add+max (DPX, int32:
@@ -813,7 +810,11 @@ __device__ __forceinline__ void align_dp(
         V diag_left = L::splat(OFFSET ? offset_boundary<MODE>(c0, go, ge) - base[0]
                                       : boundary<MODE>(c0, go, ge) - go);  // hg[i-1][c0]
         V left = v_neg, f_left = v_neg;                   // hg[i][c0], F[i][c0] from the left
-        V local_best = L::splat(-go);                     // local: hg of H = 0
+        // local: the running best, from hg of H = 0 (ENDS: snapshots record only rows that
+        // beat it); without ends from the lane's floor (H >= 0 comes from best's start at 0):
+        // from -go, CUDA 13's ptxas compiled the linear kernels' fold of their first row as a
+        // VIMNMX3 with +go (the uniform register of go without its negation)
+        V local_best = ENDS ? L::splat(-go) : v_neg;
         int local_row[PAIRS] = {};                        // local: the step of each one
         // global / semi-global: whether this thread holds column n of a pair, and the row at
         // which it records an end (-1: none)
