@@ -41,7 +41,7 @@ from seqwarp.align._gpu_traceback import band_fill_name, fill_name
 from seqwarp.cuda import kernel_source
 
 # the 512 bp reads' windows run in 8-thread groups of 24 columns (3 stripes of 192 columns),
-# their traceback's fills too; the protein search's largest launches in 32-thread groups of 8
+# their traceback's fills too; the protein search's largest launches in 32-thread groups of 12
 # columns on the class table, which the fills do not take
 DEFAULT_FILL = (
     "global:linear:s16x2-bytes:24:8",
@@ -52,9 +52,9 @@ DEFAULT = (
     "global:linear:s16x2-bytes-offset:24:8",
     "global:affine:s16x2-bytes-offset:24:8",
     "local:affine:s16x2-bytes:24:8",
-    "local:affine:s16x2-table:8:32",
+    "local:affine:s16x2-table:12:32",
 )
-_DP_OPS = ("VIADDMNMX", "VIMNMX", "IMNMX", "HMNMX2", "HADD2")
+_DP_OPS = ("VIADDMNMX", "VIMNMX", "VIMNMX3", "IMNMX", "HMNMX2", "HADD2")
 # the integer ALU pipe's opcodes among those the row loops issue (IMAD and moves go to the FMA
 # pipe, shuffles and loads elsewhere): the score kernels are bound by this pipe (Nsight
 # Compute: 77-83 % busy), so its share of a cell's instructions is what bounds their rate

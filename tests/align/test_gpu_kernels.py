@@ -36,6 +36,7 @@ from seqwarp.align.plan import (
 from seqwarp.align.results import Cigars
 from seqwarp.alphabets import DNA
 from seqwarp.cuda import kernel_source
+from seqwarp.errors import InvalidParameter
 from seqwarp.scoring import Scoring
 from seqwarp.sequences import SequenceBatch
 
@@ -201,6 +202,15 @@ def test_every_kernel_file_has_instances_and_a_readme_row() -> None:
     for name in CU_FILES:
         assert name in INSTANCES
         assert f"`{name}`" in readme
+
+
+def test_gap_extension_above_the_opening_is_refused() -> None:
+    """The kernels' rows take F from u of the column before, the recurrence only while
+    gap_open >= gap_extend: the GPU backend refuses the other case before any launch."""
+    _gpu_backend.check_gaps(3, 3)
+    _gpu_backend.check_gaps(11, 1)
+    with pytest.raises(InvalidParameter, match=r"'gap_extend': 3; must not exceed gap_open \(2\)"):
+        _gpu_backend.check_gaps(2, 3)
 
 
 @pytest.mark.parametrize("shape", [(8, 32, 1, 1), (16, 32, 8, 1), (16, 32, 8, 2)])

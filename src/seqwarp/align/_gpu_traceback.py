@@ -422,6 +422,7 @@ class _ShareRun:
         marks: PhaseMarks | None,
         band: bool,
     ) -> None:
+        _gpu_backend.check_gaps(gap_open, gap_extend)
         self.cp, self.spans, self.m, self.n = cp, spans, m, n
         self.band = band
         self.matrix, self.mode, self.gap_open, self.gap_extend = matrix, mode, gap_open, gap_extend

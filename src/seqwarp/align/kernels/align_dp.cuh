@@ -372,6 +372,23 @@ __host__ __device__ constexpr int packed_cells() {
     return 32 / (flag_bits<AFFINE>() * L::PAIRS);
 }
 
+// The row's dependent chain, shortened where that measured faster on the H200 (the values,
+// flags included, are the same either way; `bench/README.md`, "Shorter row chains"):
+// with affine gaps, F of a column from u of the column before instead of its hg (go >= ge
+// makes them equal), one op a column on the chain instead of two: +2-6 % for local affine
+// scores on the profile lanes, -1 % on the class table's, which the ALU pipe bounds
+template <class L>
+__host__ __device__ constexpr bool short_f_chain() {
+    return !L::TABLE;
+}
+// with linear gaps in the offset form, the running maximum along the row two columns a step
+// (a three-way maximum): K / 2 ops on the chain; +6 % for the paired profile's all pairs of
+// 512 bp, whose rows issue the fewest ALU ops a cell, -1 % on the byte profile's
+template <class L>
+__host__ __device__ constexpr bool paired_columns_max() {
+    return L::PAIRED;
+}
+
 // one row of the thread's K cells, a fused lane in the plain form (the recurrence at the top):
 // first what needs only row i - 1 (independent across columns; sub[c] becomes u), then the
 // chain along the row, which overwrites hg in place. `diag_left` and `left`: hg of the left
@@ -404,7 +421,10 @@ __device__ __forceinline__ void fused_row(typename L::V (&hg)[K], typename L::V 
     V h_left = left;
 #pragma unroll
     for (int c = 0; c < K; ++c) {
-        if constexpr (AFFINE) f = L::add_max(f, v_ge, h_left);
+        // F = max(F[i][j-1] - ge, hg[i][j-1]); as hg[i][j-1] = max(F[i][j-1] - go, u[j-1]) and
+        // go >= ge, F = max(F[i][j-1] - ge, u[j-1]) past the first column (short_f_chain)
+        if constexpr (AFFINE)
+            f = L::add_max(f, v_ge, c == 0 || !short_f_chain<L>() ? h_left : sub[c - 1]);
         const V side = AFFINE ? f : h_left;
         hg[c] = L::add_max(side, v_go, sub[c]);  // max(side - go, u)
         if constexpr (FLAGS) {
@@ -996,9 +1016,19 @@ __device__ __forceinline__ void align_dp(
                     V h_left = left;
 #pragma unroll
                     for (int c = 0; c < K; ++c) {
-                        // F' = max(F'[i][j-1], G[i][j-1] - (go - ge)); G = max(u, F')
-                        if constexpr (AFFINE) f = L::add_max(h_left, v_reopen, f);
-                        hg[c] = L::max2(sub[c], AFFINE ? f : h_left);
+                        // F' = max(F'[i][j-1], G[i][j-1] - (go - ge)); G = max(u, F'). As
+                        // G[i][j-1] = max(u[j-1], F'[i][j-1]) and go >= ge, F' = max(F'[i][j-1],
+                        // u[j-1] - (go - ge)) past the first column (short_f_chain)
+                        const V before = c == 0 || !short_f_chain<L>() ? h_left : sub[c - 1];
+                        if constexpr (AFFINE) f = L::add_max(before, v_reopen, f);
+                        // linear: G = max(u, G[i][j-1]), a running maximum along the row
+                        // (paired_columns_max: every second column max(G[i][j-2], u[j-1],
+                        // u[j]), the columns between hanging off that chain)
+                        if (!AFFINE && paired_columns_max<L>() && c % 2 == 1) {
+                            hg[c] = L::max3(c == 1 ? left : hg[c - 2], sub[c - 1], sub[c]);
+                        } else {
+                            hg[c] = L::max2(sub[c], AFFINE ? f : h_left);
+                        }
                         h_left = hg[c];
                     }
                 } else if constexpr (L::FUSED) {

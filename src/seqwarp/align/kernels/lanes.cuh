@@ -23,7 +23,7 @@
 // TABLE (scores from align_dp.cuh's class table instead of a profile), PAIRED (a profile word
 // holds both pairs' scores of a letter and column), neg() (below every
 // reachable value), splat, to_profile, from_bits / bits (V <-> its 32-bit pattern), add,
-// add_max (max(a + b, c)), add_max_relu (max(a + b, c, 0)), max2, improve (the maximum of a
+// add_max (max(a + b, c)), add_max_relu (max(a + b, c, 0)), max2, max3, improve (the maximum of a
 // best and a value, and in which lanes the value is the greater), gt_mask (all ones in each
 // lane where a > b), blend (bits of a where mask is set, else of b) and lane (one lane as an
 // int).
@@ -57,6 +57,7 @@ struct LaneS32 {
     __device__ static V add_max(V a, V b, V c) { return __viaddmax_s32(a, b, c); }
     __device__ static V add_max_relu(V a, V b, V c) { return __viaddmax_s32_relu(a, b, c); }
     __device__ static V max2(V a, V b) { return max(a, b); }
+    __device__ static V max3(V a, V b, V c) { return __vimax3_s32(a, b, c); }
     __device__ static V improve(V best, V x, bool (&grew)[PAIRS]) {
         grew[0] = x > best;
         return max(best, x);
@@ -91,6 +92,7 @@ struct LaneS16x2 {
     __device__ static V add_max(V a, V b, V c) { return __viaddmax_s16x2(a, b, c); }
     __device__ static V add_max_relu(V a, V b, V c) { return __viaddmax_s16x2_relu(a, b, c); }
     __device__ static V max2(V a, V b) { return __vmaxs2(a, b); }
+    __device__ static V max3(V a, V b, V c) { return __vimax3_s16x2(a, b, c); }
     // max(best, x), and in which halves x is the greater: where the maximum changed the bits
     __device__ static V improve(V best, V x, bool (&grew)[PAIRS]) {
         const V r = __vmaxs2(best, x);
@@ -157,6 +159,7 @@ struct LaneHalf2 {
         return __hmax2(__hmax2(__hadd2(a, b), c), __float2half2_rn(0.0f));
     }
     __device__ static V max2(V a, V b) { return __hmax2(a, b); }
+    __device__ static V max3(V a, V b, V c) { return __hmax2(__hmax2(a, b), c); }
     __device__ static V improve(V best, V x, bool (&grew)[PAIRS]) {
         const unsigned mask = __hgt2_mask(x, best);
         grew[0] = mask & 1u;
