@@ -382,11 +382,11 @@ __host__ __device__ constexpr bool short_f_chain() {
     return !L::TABLE;
 }
 // with linear gaps in the offset form, the running maximum along the row two columns a step
-// (a three-way maximum): K / 2 ops on the chain; +6 % for the paired profile's all pairs of
-// 512 bp, whose rows issue the fewest ALU ops a cell, -1 % on the byte profile's
-template <class L>
-__host__ __device__ constexpr bool paired_columns_max() {
-    return L::PAIRED;
+// (a three-way maximum): K / 2 ops on the chain; +6 % for all pairs of 512 bp on 16 x 32
+// (2 blocks a multiprocessor: each warp's chain shows), -1 % on the 8 x 20 and 8 x 24 tiles
+template <int K>
+__host__ __device__ constexpr bool two_column_max() {
+    return K >= 32;
 }
 
 // one row of the thread's K cells, a fused lane in the plain form (the recurrence at the top):
@@ -1022,9 +1022,9 @@ __device__ __forceinline__ void align_dp(
                         const V before = c == 0 || !short_f_chain<L>() ? h_left : sub[c - 1];
                         if constexpr (AFFINE) f = L::add_max(before, v_reopen, f);
                         // linear: G = max(u, G[i][j-1]), a running maximum along the row
-                        // (paired_columns_max: every second column max(G[i][j-2], u[j-1],
-                        // u[j]), the columns between hanging off that chain)
-                        if (!AFFINE && paired_columns_max<L>() && c % 2 == 1) {
+                        // (two_column_max: every second column max(G[i][j-2], u[j-1], u[j]),
+                        // the columns between hanging off that chain)
+                        if (!AFFINE && two_column_max<K>() && c % 2 == 1) {
                             hg[c] = L::max3(c == 1 ? left : hg[c - 2], sub[c - 1], sub[c]);
                         } else {
                             hg[c] = L::max2(sub[c], AFFINE ? f : h_left);
