@@ -383,7 +383,7 @@ __host__ __device__ constexpr bool short_f_chain() {
 }
 // with linear gaps in the offset form, the running maximum along the row two columns a step
 // (a three-way maximum): K / 2 ops on the chain; +6 % for all pairs of 512 bp on 16 x 32
-// (2 blocks a multiprocessor: each warp's chain shows), -1 % on the 8 x 20 and 8 x 24 tiles
+// (a chain of 32 columns), -1 % on the 8 x 20 and 8 x 24 tiles
 template <int K>
 __host__ __device__ constexpr bool two_column_max() {
     return K >= 32;
