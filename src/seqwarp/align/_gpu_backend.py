@@ -1528,8 +1528,7 @@ def score(
     """``(n, 3)`` int64 array: score, query end, target end (``lanes``: see ``LANES``;
     ``shapes``: the pairs' lengths and running total of cells, when the caller has them;
     ``ends=False``: the caller takes the scores alone, so local kernels skip finding the end
-    cells, and their end fields are 0; a pair with an empty side keeps its
-    ends).
+    cells, and their end fields are 0; a pair with an empty side keeps its ends).
 
     With several devices (``use`` with a multi-GPU backend) each scores one contiguous range
     of the pairs, of near-equal cells, in a host thread of its own; a pair's row depends only

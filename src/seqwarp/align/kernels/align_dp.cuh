@@ -1019,8 +1019,10 @@ __device__ __forceinline__ void align_dp(
                         // F' = max(F'[i][j-1], G[i][j-1] - (go - ge)); G = max(u, F'). As
                         // G[i][j-1] = max(u[j-1], F'[i][j-1]) and go >= ge, F' = max(F'[i][j-1],
                         // u[j-1] - (go - ge)) past the first column (short_f_chain)
-                        const V before = c == 0 || !short_f_chain<L>() ? h_left : sub[c - 1];
-                        if constexpr (AFFINE) f = L::add_max(before, v_reopen, f);
+                        if constexpr (AFFINE) {
+                            const V before = c == 0 || !short_f_chain<L>() ? h_left : sub[c - 1];
+                            f = L::add_max(before, v_reopen, f);
+                        }
                         // linear: G = max(u, G[i][j-1]), a running maximum along the row
                         // (two_column_max: every second column max(G[i][j-2], u[j-1], u[j]),
                         // the columns between hanging off that chain)

@@ -21,12 +21,11 @@
 // Every struct has: V (the register type), P (the profile's score type), PAIRS, FUSED (add+max
 // is one instruction), OFFSET (the offset form), REBASED (values relative to a moving base),
 // TABLE (scores from align_dp.cuh's class table instead of a profile), PAIRED (a profile word
-// holds both pairs' scores of a letter and column), neg() (below every
-// reachable value), splat, to_profile, from_bits / bits (V <-> its 32-bit pattern), add,
-// add_max (max(a + b, c)), add_max_relu (max(a + b, c, 0)), max2, max3, improve (the maximum of a
-// best and a value, and in which lanes the value is the greater), gt_mask (all ones in each
-// lane where a > b), blend (bits of a where mask is set, else of b) and lane (one lane as an
-// int).
+// holds both pairs' scores of a letter and column), neg() (below every reachable value),
+// splat, to_profile, from_bits / bits (V <-> its 32-bit pattern), add, add_max (max(a + b,
+// c)), add_max_relu (max(a + b, c, 0)), max2, max3, improve (the maximum of a best and a
+// value, and in which lanes the value is the greater), gt_mask (all ones in each lane where
+// a > b), blend (bits of a where mask is set, else of b) and lane (one lane as an int).
 // The fused lanes also have differs (1 at each lane's lowest bit where a != b), for the
 // traceback's direction flags.
 
