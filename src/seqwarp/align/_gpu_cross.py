@@ -49,11 +49,8 @@ def cross_launches(
     ``target_lengths`` (all at least 1): a tile per run of bins as the indexed path picks
     it, the paired profile where a DNA tile takes it, with an odd run's last target on the
     plain profile alone (a paired set's two targets share every query)."""
-    table = engine._class_table(matrix) is not None
-    plain = engine._kernel_lane("s16x2", offset, matrix, gap_extend, table)
+    plain, paired = _lanes(matrix, offset, gap_extend)
     tiles = engine._tiles(matrix, plain)
-    # the class table's lane where it serves (then no paired profile), else the paired one
-    paired = engine._kernel_lane("s16x2", offset, matrix, gap_extend, table, paired=True)
     bins = np.minimum((np.asarray(target_lengths, dtype=np.int64) - 1) >> 5, 255)
     keys = (bins << 8).astype(np.uint16)
     chosen, bounds = tile_runs(keys, tiles, engine.profile_letters(paired, matrix))
@@ -73,12 +70,21 @@ def cross_launches(
     return launches
 
 
+def _lanes(matrix: np.ndarray, offset: bool, gap_extend: int) -> tuple[str, str]:
+    """The kernel lanes of a block's pair sets: the plain one (the class table's where the
+    alphabet has one, else a profile's) and the one for two targets sharing a query (the
+    class table's again where it serves, else the paired profile)."""
+    table = engine._class_table(matrix) is not None
+    plain = engine._kernel_lane("s16x2", offset, matrix, gap_extend, table)
+    paired = engine._kernel_lane("s16x2", offset, matrix, gap_extend, table, paired=True)
+    return plain, paired
+
+
 def _long_targets(matrix: np.ndarray) -> int:
     """Target length above which a target goes to the indexed path: spanning
     ``_SPLIT - 1`` stripes of the widest tile, where split warps may serve it better."""
     # the plain form's lane: the offset form's takes the same tiles
-    table = engine._class_table(matrix) is not None
-    tiles = engine._tiles(matrix, engine._kernel_lane("s16x2", False, matrix, 0, table))
+    tiles = engine._tiles(matrix, _lanes(matrix, False, 0)[0])
     return (engine._SPLIT - 1) * max(g * k for g, k in tiles)
 
 
