@@ -302,8 +302,10 @@ __device__ __forceinline__ void band_dp(
                 track_local_best<L, K>(hg, local_best, local_row, i, snapshots, snapshot_at);
             } else {
                 if (MODE == SEMI_GLOBAL && any_last) {
-                    unsigned open;
-                    const V x = last_column<L, K>(hg, n, m, c0, i, open);
+                    unsigned open, masks[pick_levels<K>()];
+                    if constexpr (PAIRS == 2)  // c0 moves with the band: every row
+                        pick_masks<K>(n[0] - c0 - 1, n[1] - c0 - 1, masks);
+                    const V x = last_column<L, K>(hg, n, m, c0, i, masks, open);
                     keep_greater<L>(x, open & last_lanes, i, last_best, last_row_bits);
                 }
 #pragma unroll

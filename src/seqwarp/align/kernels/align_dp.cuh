@@ -290,6 +290,48 @@ __device__ __forceinline__ typename L::V pick(const typename L::V (&x)[K], int c
     return L::from_bits(pick_bits<K>(b, c));
 }
 
+// levels of pick_halves' tree over K slots
+template <int K>
+__host__ __device__ constexpr int pick_levels() {
+    return K <= 1 ? 0 : 1 + pick_levels<(K + 1) / 2>();
+}
+
+// pick_halves' masks for columns a (low half) and b (high half): level l's mask holds all
+// ones in the half whose column has bit l set. Opaque to the compiler (an empty asm), so
+// that a loop keeps them in registers rather than deriving them again from a and b in
+// every pass (3 instructions a level)
+template <int K>
+__device__ __forceinline__ void pick_masks(int a, int b, unsigned (&masks)[pick_levels<K>()]) {
+#pragma unroll
+    for (int l = 0; l < pick_levels<K>(); ++l) {
+        masks[l] = ((a >> l) & 1 ? 0x0000ffffu : 0u) | ((b >> l) & 1 ? 0xffff0000u : 0u);
+        asm("" : "+r"(masks[l]));
+    }
+}
+
+// two-pair lanes: the low half of x[a] and the high half of x[b] in one tree of selects,
+// each level one bitwise select under a mask (pick_masks), where picking each half on its
+// own takes two trees and a permute. K not a power of two: as pick_bits.
+template <int K, int LEVEL = 0, int LEVELS>
+__device__ __forceinline__ unsigned pick_halves(const unsigned (&x)[K],
+                                                const unsigned (&masks)[LEVELS]) {
+    if constexpr (K == 1) {
+        return x[0];
+    } else if constexpr ((K & (K - 1)) != 0) {
+        constexpr int WIDE = power_of_two_above(K);
+        unsigned padded[WIDE];
+#pragma unroll
+        for (int k = 0; k < WIDE; ++k) padded[k] = x[k < K ? k : K - 1];
+        return pick_halves<WIDE, LEVEL>(padded, masks);
+    } else {
+        unsigned half[K / 2];
+#pragma unroll
+        for (int k = 0; k < K / 2; ++k)
+            half[k] = (x[2 * k + 1] & masks[LEVEL]) | (x[2 * k] & ~masks[LEVEL]);
+        return pick_halves<K / 2, LEVEL + 1>(half, masks);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // row pieces shared with align_band.cuh (a fused lane's plain form, a profile of the target)
 // ---------------------------------------------------------------------------------------------
@@ -560,20 +602,23 @@ __device__ __forceinline__ int end_row_after(const int (&end_row)[PAIRS], int ro
 }
 
 // semi-global: hg of column n of each pair whose column n this thread holds (columns c0 + 1
-// ... c0 + K), a lane a pair, and in `open` the lanes whose row i lies above row m
+// ... c0 + K), a lane a pair (two pairs: by pick_halves on the stripe's masks of their
+// columns), and in `open` the lanes whose row i lies above row m
 template <class L, int K>
 __device__ __forceinline__ typename L::V last_column(const typename L::V (&hg)[K],
                                                      const int (&n)[L::PAIRS],
                                                      const int (&m)[L::PAIRS], int c0, int i,
+                                                     const unsigned (&masks)[pick_levels<K>()],
                                                      unsigned& open) {
-    typename L::V x = pick<L, K>(hg, n[0] - c0 - 1);
     open = i < m[0] ? FULL : 0u;
     if constexpr (L::PAIRS == 2) {
-        const typename L::V y = pick<L, K>(hg, n[1] - c0 - 1);
-        x = L::from_bits(permute(L::bits(x), L::bits(y), 0x7610));
+        unsigned bits[K];
+#pragma unroll
+        for (int c = 0; c < K; ++c) bits[c] = L::bits(hg[c]);
         open = (open & 0xffffu) | (i < m[1] ? 0xffff0000u : 0u);
+        return L::from_bits(pick_halves<K>(bits, masks));
     }
-    return x;
+    return pick<L, K>(hg, n[0] - c0 - 1);
 }
 
 // semi-global: in the lanes of `lanes` where x beats the best of column n so far (strictly:
@@ -845,6 +890,10 @@ __device__ __forceinline__ void align_dp(
         // are compared with the pair's best once, after the rows
         unsigned last_lanes = 0, last_row = 0;
         V last_best = v_neg;
+        // semi-global, two pairs: the select masks of their column n among the thread's
+        unsigned last_masks[pick_levels<K>()];
+        if constexpr (MODE == SEMI_GLOBAL && PAIRS == 2)
+            pick_masks<K>(n[0] - c0 - 1, n[1] - c0 - 1, last_masks);
         // REBASED: the same in int32 (H - go of the best cell and its row, per pair)
         int last_int[PAIRS], last_int_row[PAIRS];
 #pragma unroll
@@ -1084,8 +1133,9 @@ __device__ __forceinline__ void align_dp(
                     }
                 } else {
                     // semi-global: column n above row m, in every row: a select tree picks
-                    // each pair's column, and a strictly higher hg replaces the best (the
-                    // first row stays), as local mode's row maximum does
+                    // each pair's column (two pairs: one tree, pick_halves), and a strictly
+                    // higher hg replaces the best (the first row stays), as local mode's row
+                    // maximum does
                     if (REBASED && MODE == SEMI_GLOBAL && any_last) {
                         // in int32: H - go = G + base - (i + n) * ge - go, the first row on ties
 #pragma unroll
@@ -1100,7 +1150,7 @@ __device__ __forceinline__ void align_dp(
                         }
                     } else if (MODE == SEMI_GLOBAL && any_last) {
                         unsigned open;
-                        V x = last_column<L, K>(hg, n, m, c0, i, open);
+                        V x = last_column<L, K>(hg, n, m, c0, i, last_masks, open);
                         if constexpr (OFFSET) {
                             // G - (i + n) * ge - go: the H - go of the other forms
                             last_shift = L::add(last_shift, v_ge);
