@@ -291,6 +291,22 @@ def test_chunks_keep_pair_sets_whole(count: int, longest: int, lead: int) -> Non
     assert all((b - a) % 2 == 0 for a, b in chunks[:-1])
 
 
+@pytest.mark.parametrize("count", [1, 3, 1681, 1682])
+def test_a_launch_that_one_chunk_holds_is_one_chunk(count: int) -> None:
+    """An odd count that fits one chunk is not rounded down to an even one, which left its
+    last pair a chunk of its own (a long read's whole pipeline run after the others)."""
+    pairs = np.arange(count)
+    launch = _gpu_backend._Launch("s16x2", "s16x2-bytes-rebased", 32, 32, pairs, 5, split=8)
+    longest = 16_707  # 1,681 such pairs' handed-on columns fit the split scratch budget
+    assert _gpu_backend.chunk_pairs(launch, longest, count) == count
+    assert _gpu_backend._ranges(launch, longest) == [(5, 5 + count)]
+    # past the budget: even chunks but the last
+    many = _gpu_backend._Launch("s16x2", "s16x2-bytes-rebased", 32, 32, np.arange(4001), 5)
+    chunks = _gpu_backend._ranges(many, 200_000)
+    assert len(chunks) > 1 and all((b - a) % 2 == 0 for a, b in chunks[:-1])
+    assert chunks[-1][1] == 5 + 4001
+
+
 def test_partition_without_pairs_or_cells() -> None:
     assert _check_partition(np.zeros(0, dtype=np.int64), 3).tolist() == [0, 0, 0, 0]
     # nothing to balance: every pair in one range
