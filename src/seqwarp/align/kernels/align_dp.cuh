@@ -418,10 +418,12 @@ __host__ __device__ constexpr int packed_cells() {
 // flags included, are the same either way; `bench/README.md`, "Shorter row chains"):
 // with affine gaps, F of a column from u of the column before instead of its hg (go >= ge
 // makes them equal), one op a column on the chain instead of two: +2-6 % for local affine
-// scores on the profile lanes, -1 % on the class table's, which the ALU pipe bounds
+// scores on the profile lanes, -1 % on the class table's, which the ALU pipe bounds; not on
+// the rebased lanes, whose long reads' split kernels then spilled at their 128 registers
+// (semi-global long reads 2.93 TCUPS kernels with it, 3.21 without)
 template <class L>
 __host__ __device__ constexpr bool short_f_chain() {
-    return !L::TABLE;
+    return !L::TABLE && !L::REBASED;
 }
 // with linear gaps in the offset form, the running maximum along the row two columns a step
 // (a three-way maximum): K / 2 ops on the chain; +6 % for all pairs of 512 bp on 16 x 32
