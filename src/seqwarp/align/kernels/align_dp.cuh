@@ -260,20 +260,27 @@ __host__ __device__ constexpr int power_of_two_above(int k) {
     return k <= 1 ? 1 : 2 * power_of_two_above((k + 1) / 2);
 }
 
+// the slots of a select tree over x whose K is not a power of two: the next power of two,
+// the slots past K holding x[K - 1]
+template <int K>
+__device__ __forceinline__ void pad_slots(const unsigned (&x)[K],
+                                          unsigned (&padded)[power_of_two_above(K)]) {
+#pragma unroll
+    for (int k = 0; k < power_of_two_above(K); ++k) padded[k] = x[k < K ? k : K - 1];
+}
+
 // x[c] for a c known only at run time, by a tree of selects on c's bits: registers take
 // constant indices only, and a select tree has no branch (c outside [0, K): any x[c']).
 // Selects on the bit patterns, so that no lane type's array is placed in local memory. K not
-// a power of two: the tree of the next power of two, its slots past K holding x[K - 1].
+// a power of two: the tree of its pad_slots.
 template <int K>
 __device__ __forceinline__ unsigned pick_bits(const unsigned (&x)[K], int c) {
     if constexpr (K == 1) {
         return x[0];
     } else if constexpr ((K & (K - 1)) != 0) {
-        constexpr int WIDE = power_of_two_above(K);
-        unsigned padded[WIDE];
-#pragma unroll
-        for (int k = 0; k < WIDE; ++k) padded[k] = x[k < K ? k : K - 1];
-        return pick_bits<WIDE>(padded, c);
+        unsigned padded[power_of_two_above(K)];
+        pad_slots<K>(x, padded);
+        return pick_bits<power_of_two_above(K)>(padded, c);
     } else {
         unsigned half[K / 2];
 #pragma unroll
@@ -311,18 +318,16 @@ __device__ __forceinline__ void pick_masks(int a, int b, unsigned (&masks)[pick_
 
 // two-pair lanes: the low half of x[a] and the high half of x[b] in one tree of selects,
 // each level one bitwise select under a mask (pick_masks), where picking each half on its
-// own takes two trees and a permute. K not a power of two: as pick_bits.
+// own takes two trees and a permute. K not a power of two: the tree of its pad_slots.
 template <int K, int LEVEL = 0, int LEVELS>
 __device__ __forceinline__ unsigned pick_halves(const unsigned (&x)[K],
                                                 const unsigned (&masks)[LEVELS]) {
     if constexpr (K == 1) {
         return x[0];
     } else if constexpr ((K & (K - 1)) != 0) {
-        constexpr int WIDE = power_of_two_above(K);
-        unsigned padded[WIDE];
-#pragma unroll
-        for (int k = 0; k < WIDE; ++k) padded[k] = x[k < K ? k : K - 1];
-        return pick_halves<WIDE, LEVEL>(padded, masks);
+        unsigned padded[power_of_two_above(K)];
+        pad_slots<K>(x, padded);
+        return pick_halves<power_of_two_above(K), LEVEL>(padded, masks);
     } else {
         unsigned half[K / 2];
 #pragma unroll
