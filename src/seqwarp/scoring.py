@@ -35,6 +35,15 @@ GapModel = Literal["linear", "affine"]
 _MAX_ABS_SCORE = 1 << 12
 
 
+def check_gaps(gap_open: int, gap_extend: int) -> None:
+    """Refuse a gap extension above the opening, for every ``Scoring`` and again where the GPU
+    backend stages its kernels' scoring (their rows rest on it: ``align_dp.cuh``)."""
+    if gap_extend > gap_open:
+        raise InvalidParameter(
+            "gap_extend", gap_extend, hint=f"must not exceed gap_open ({gap_open})"
+        )
+
+
 @dataclass(frozen=True, eq=False)
 class Scoring:
     """A substitution matrix over an alphabet's codes plus a gap model."""
@@ -52,10 +61,7 @@ class Scoring:
                 raise InvalidParameter(
                     pname, value, hint=f"expected an integer cost in 0..{_MAX_ABS_SCORE}"
                 )
-        if self.gap_extend > self.gap_open:
-            raise InvalidParameter(
-                "gap_extend", self.gap_extend, hint=f"must not exceed gap_open ({self.gap_open})"
-            )
+        check_gaps(self.gap_open, self.gap_extend)
         if self.matrix.shape != (self.alphabet.size, self.alphabet.size):
             raise InvalidParameter(
                 "matrix",

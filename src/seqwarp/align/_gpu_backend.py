@@ -76,6 +76,7 @@ import numpy as np
 from .. import cuda
 from ..devices import Backend
 from ..errors import InvalidParameter
+from ..scoring import check_gaps
 from ..sequences import SequenceBatch
 from . import _cpu_backend
 from ._host_scan import (
@@ -1124,20 +1125,12 @@ def chunk_pairs(launch: _Launch, longest_query: int, count: int) -> int:
     return count if size >= count else max(2, size & ~1)
 
 
-def check_gaps(gap_open: int, gap_extend: int) -> None:
-    """Refuse a gap extension above the opening: the kernels' rows take F from u of the column
-    before (``align_dp.cuh``, ``short_f_chain``), equal to the recurrence only when opening
-    costs at least as much (``Scoring`` holds every public call to that)."""
-    if gap_extend > gap_open:
-        raise InvalidParameter(
-            "gap_extend", gap_extend, hint=f"must not exceed gap_open ({gap_open})"
-        )
-
-
 def _data(cp: Any, matrix: np.ndarray, gap_open: int, gap_extend: int) -> dict:
     """The scoring arguments every chunk on the current device shares, copied on the current
     stream (a chunk's stream must wait for it); for the class table's lane, the classes'
-    scores followed by each letter's class."""
+    scores followed by each letter's class. Refuses a gap extension above the opening: the
+    kernels' rows take F from u of the column before (``align_dp.cuh``, ``short_f_chain``),
+    equal to the recurrence only when opening costs at least as much."""
     check_gaps(gap_open, gap_extend)
     data = {
         "matrix": cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32)),
