@@ -793,10 +793,14 @@ __device__ __forceinline__ void align_dp(
     // REBASE_EVERY rows; the handed-on column goes as int32 values (4 words a row)
     constexpr bool REBASED = L::REBASED;
     constexpr int REBASE_EVERY = 64;
-    // split warps of the rebased lane hand their column on in windows of rows (below); the
-    // offset form's wide split kernel would take 147 registers for it instead of 128 (past 2
-    // blocks a multiprocessor), and the other lanes' split kernels are not measured with it
-    constexpr bool HAND_WINDOWS = SPLIT > 1 && REBASED;
+    // the column goes on in windows of rows (below) from the offset form's one-group kernels
+    // (global and semi-global scores: +2-7 % on three stripes and more) and the rebased lane's
+    // split warps; row by row from the rest: with windows the local kernels measured -2 to
+    // +2 % (and -5 % on one stripe, from the code around them), the class table -1 %, the
+    // traceback's fills +-0.5 %; the offset form's wide split kernel would take 147 registers
+    // instead of 128 (past 2 blocks a multiprocessor), and the other split kernels are not
+    // measured with it
+    constexpr bool HAND_WINDOWS = OFFSET && (SPLIT == 1 || REBASED);
     static_assert(!HAND_WINDOWS || REBASE_EVERY % G == 0, "a rebase starts a window of rows");
     // row by row, rows are published one at a time in a block; across a cluster every 32
     // rows (and the last), as each publication there waits for the rows' stores to reach the
@@ -939,6 +943,18 @@ __device__ __forceinline__ void align_dp(
                                    (unsigned)(L::lane(fv, 0) + base[0]),
                                    (unsigned)(L::lane(fv, 1) + base[1])};
             store_words<4>(sc_write + 4 * row, w);
+        };
+        // HAND_WINDOWS: row `row` of the column handed on, from bit patterns of hg and F
+        // (linear gaps: hg alone; the reader takes F from its second word with affine gaps only)
+        auto hand_row = [&](int row, unsigned h, unsigned fv) {
+            if constexpr (REBASED) {
+                hand_int32(row, L::from_bits(h), L::from_bits(fv));
+            } else if constexpr (AFFINE) {
+                const unsigned w[2] = {h, fv};
+                store_words<2>(sc_write + 2 * row, w);
+            } else {
+                sc_write[2 * row] = h;
+            }
         };
         auto column_of = [&](int row, unsigned (&x)[HANDED_WORDS]) {
             if (handed && row <= Mw) {
@@ -1200,10 +1216,11 @@ __device__ __forceinline__ void align_dp(
                 }
             }
             // HAND_WINDOWS: the last thread's column goes on a window of G rows at a time,
-            // stored and published by the whole warp (one release a window, not a store, a
-            // fence and a release by one thread a row): lane s % G keeps the row the last
-            // thread finished at step s, and at a window's last step (and the stripe's) every
-            // lane stores its row, side by side, as int32 values, and lane 0 publishes them
+            // stored by the whole warp (not by one thread a row, a divergent block whose
+            // address the warp rebuilt every row): lane s % G keeps the row the last thread
+            // finished at step s, and at a window's last step (and the stripe's) every lane
+            // stores its row, side by side (the rebased lane's as int32 values); split warps
+            // then publish them, one release a window (not a fence and a release a row)
             if constexpr (HAND_WINDOWS) {
                 if (stripe + 1 < stripes) {                // uniform over the warp
                     const unsigned last_h = __shfl_sync(FULL, L::bits(hg[K - 1]), G - 1, G);
@@ -1214,22 +1231,23 @@ __device__ __forceinline__ void align_dp(
                     }
                     if (s_in == G - 1 || s == iterations - 1) {
                         const int row = s - s_in + t - G + 2;  // the row lane t keeps
-                        if (t <= s_in && row >= 1 && row <= Mw) {
-                            // the base has not moved since the window began
-                            hand_int32(row, L::from_bits(kept_h), L::from_bits(kept_f));
+                        // REBASED: the base has not moved since the window began
+                        if (t <= s_in && row >= 1 && row <= Mw) hand_row(row, kept_h, kept_f);
+                        // split warps: the warp's stores (fenced at the readers' scope), then
+                        // one release of the rows through the last (one group: the stripe's
+                        // closing __syncwarp orders them before the next stripe's reads)
+                        if constexpr (SPLIT > 1) {
+                            if constexpr (CLUSTER > 1) {
+                                asm volatile("fence.acq_rel.cluster;" ::: "memory");
+                            } else {
+                                __threadfence_block();
+                            }
+                            __syncwarp();
+                            const int through = min(s - G + 2, Mw);
+                            if (t == 0 && through >= 1)
+                                publish<CLUSTER>(&handed_rows[downstream % SPLIT],
+                                                 downstream / SPLIT, write_base + through);
                         }
-                        // the warp's stores (fenced at the readers' scope), then one release
-                        // of the rows through the last
-                        if constexpr (CLUSTER > 1) {
-                            asm volatile("fence.acq_rel.cluster;" ::: "memory");
-                        } else {
-                            __threadfence_block();
-                        }
-                        __syncwarp();
-                        const int through = min(s - G + 2, Mw);
-                        if (t == 0 && through >= 1)
-                            publish<CLUSTER>(&handed_rows[downstream % SPLIT], downstream / SPLIT,
-                                             write_base + through);
                     }
                 }
             }
