@@ -970,7 +970,7 @@ __device__ __forceinline__ void align_dp(
                     x[1] = __ldcg(at + 1);
                 } else {
                     x[0] = at[0];
-                    x[1] = at[1];
+                    x[1] = HAND_WINDOWS && !AFFINE ? 0u : at[1];  // hand_row: hg alone
                 }
             } else {
 #pragma unroll
