@@ -802,6 +802,7 @@ __device__ __forceinline__ void align_dp(
     // measured with it
     constexpr bool HAND_WINDOWS = OFFSET && (SPLIT == 1 || REBASED);
     static_assert(!HAND_WINDOWS || REBASE_EVERY % G == 0, "a rebase starts a window of rows");
+    static_assert(HAND_WINDOWS || !REBASED, "the rebased lane hands its column on in windows");
     // row by row, rows are published one at a time in a block; across a cluster every 32
     // rows (and the last), as each publication there waits for the rows' stores to reach the
     // other SMs
@@ -934,21 +935,17 @@ __device__ __forceinline__ void align_dp(
             });
         };
         const bool handed = stripe > 0;
-        // the handed-on column's row: (hg, F) bit patterns, or REBASED (hg A, hg B, F A, F B)
-        // as int32 values
-        // REBASED: row `row` of the column handed on, both pairs' hg and F as int32 values
-        auto hand_int32 = [&](int row, auto h, auto fv) {
-            const unsigned w[4] = {(unsigned)(L::lane(h, 0) + base[0]),
-                                   (unsigned)(L::lane(h, 1) + base[1]),
-                                   (unsigned)(L::lane(fv, 0) + base[0]),
-                                   (unsigned)(L::lane(fv, 1) + base[1])};
-            store_words<4>(sc_write + 4 * row, w);
-        };
-        // HAND_WINDOWS: row `row` of the column handed on, from bit patterns of hg and F
-        // (linear gaps: hg alone; the reader takes F from its second word with affine gaps only)
+        // HAND_WINDOWS: row `row` of the column handed on, from bit patterns of hg and F:
+        // REBASED (hg A, hg B, F A, F B) as int32 values, else the bit patterns (linear gaps:
+        // hg alone; the reader takes F from its second word with affine gaps only)
         auto hand_row = [&](int row, unsigned h, unsigned fv) {
             if constexpr (REBASED) {
-                hand_int32(row, L::from_bits(h), L::from_bits(fv));
+                const V hv = L::from_bits(h), fvv = L::from_bits(fv);
+                const unsigned w[4] = {(unsigned)(L::lane(hv, 0) + base[0]),
+                                       (unsigned)(L::lane(hv, 1) + base[1]),
+                                       (unsigned)(L::lane(fvv, 0) + base[0]),
+                                       (unsigned)(L::lane(fvv, 1) + base[1])};
+                store_words<4>(sc_write + 4 * row, w);
             } else if constexpr (AFFINE) {
                 const unsigned w[2] = {h, fv};
                 store_words<2>(sc_write + 2 * row, w);
@@ -1200,14 +1197,11 @@ __device__ __forceinline__ void align_dp(
                         }
                     }
                 }
-                // the last thread hands its last column on to the next stripe, row by row
+                // the last thread hands its last column on to the next stripe, row by row (as
+                // (hg, F) bit patterns: the rebased lane always goes in windows)
                 if (hands_on) {
-                    if constexpr (REBASED) {
-                        hand_int32(i, hg[K - 1], f);
-                    } else {
-                        sc_write[2 * i] = L::bits(hg[K - 1]);
-                        sc_write[2 * i + 1] = L::bits(f);
-                    }
+                    sc_write[2 * i] = L::bits(hg[K - 1]);
+                    sc_write[2 * i + 1] = L::bits(f);
                     if constexpr (SPLIT > 1) {
                         if (PUBLISH_EVERY == 1 || i % PUBLISH_EVERY == 0 || i == Mw)
                             publish<CLUSTER>(&handed_rows[downstream % SPLIT], downstream / SPLIT,
