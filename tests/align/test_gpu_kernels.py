@@ -652,6 +652,27 @@ def test_letter_classes_of_random_matrices(kinds: int, letters: int, seed: int) 
         assert same == (class_of[a] == class_of[b])
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 26), st.integers(-3, 3), st.integers(0, 2**32 - 1))
+def test_class_words_hold_both_letters_scores(classes: int, extra: int, seed: int) -> None:
+    """Word [q][a * C + b] of the table a block copies: s(q, a) + extra in its low half and
+    s(q, b) + extra in its high half as signed 16-bit numbers, both 0 where q, a or b is the
+    padding class (the last); zeros after the C^3 words, to a multiple of 4."""
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(-12, 15, size=(classes, classes)).astype(np.int32)
+    words = _gpu_backend.class_words(scores, extra)
+    assert words.dtype == np.int32 and len(words) % 4 == 0 and len(words) - classes**3 < 4
+    assert not words[classes**3 :].any()
+    bits = words.view(np.uint32)[: classes**3].reshape(classes, classes, classes)
+    low = (bits & 0xFFFF).astype(np.uint16).view(np.int16)
+    high = (bits >> 16).astype(np.uint16).view(np.int16)
+    pad = classes - 1
+    for q, a, b in itertools.product(range(classes), repeat=3):
+        want_a = 0 if pad in (q, a) else scores[q, a] + extra
+        want_b = 0 if pad in (q, b) else scores[q, b] + extra
+        assert (low[q, a, b], high[q, a, b]) == (want_a, want_b)
+
+
 def test_large_alphabets_take_the_class_table_in_score_kernels() -> None:
     """Protein scores run the s16x2 lane on the class table (the offset form for global and
     semi-global), DNA and the traceback's fills on profiles; int32 pairs keep theirs."""
@@ -673,10 +694,11 @@ def test_large_alphabets_take_the_class_table_in_score_kernels() -> None:
     assert len(_gpu_backend.letter_classes(many)[1]) == 28
     lanes = {x.kernel_lane for x in _gpu_backend._plan(m[:2], m[:2], many, 11, 1, "auto")}
     assert lanes == {"s16x2-bytes"}
-    # the table's grid: blocks of 384 threads, the C^3 words of the table, whatever the tile
+    # the table's grid: blocks of 384 threads, the C^3 words of the table (to whole 16-byte
+    # loads: 15,628), whatever the tile
     launch = _gpu_backend._Launch("s16x2", "s16x2-table", 32, 8, np.arange(40))
     grid = _gpu_backend._Grid.of(launch, 40, 300, 300, 25)
-    assert (grid.blocks, grid.threads, grid.shared) == (2, 384, 4 * 25**3)
+    assert (grid.blocks, grid.threads, grid.shared) == (2, 384, 4 * 15_628)
 
 
 @settings(max_examples=200, deadline=None)

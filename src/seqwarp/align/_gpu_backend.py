@@ -537,7 +537,7 @@ def _class_table(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     if matrix.shape[0] <= _TABLE_ABOVE_LETTERS:
         return None
     classes = letter_classes(np.asarray(matrix))
-    return classes if 4 * len(classes[1]) ** 3 <= _TABLE_MAX_BYTES else None
+    return classes if 4 * table_words(len(classes[1])) <= _TABLE_MAX_BYTES else None
 
 
 def _split_long(
@@ -1009,7 +1009,7 @@ class _Grid:
         set_blocks = -(-groups // sets_per_block)  # blocks of pair sets (a cluster: one set)
         cols = launch.group * launch.columns
         if launch.table:  # one table a block; ``alpha``: the letter classes
-            shared = 4 * alpha**3
+            shared = 4 * table_words(alpha)
         else:  # a profile a group
             shared = sets_per_block * split * launch.profile_bytes(alpha, cols)
         words = launch.handed_words
@@ -1076,7 +1076,8 @@ def kernel_call(
     count = len(result)
     matrix, alpha = data["matrix"], data["alpha"]
     if launch.table:
-        matrix, alpha = data["table"], data["classes"]
+        offset = launch.kernel_lane.endswith(("-offset", "-rebased"))
+        matrix, alpha = data["table-offset" if offset else "table"], data["classes"]
     grid = _Grid.of(launch, count, *longest, alpha)
     args = (
         codes,
@@ -1141,9 +1142,29 @@ def _data(cp: Any, matrix: np.ndarray, gap_open: int, gap_extend: int) -> dict:
     classes = _class_table(matrix)
     if classes is not None:
         class_of, scores = classes
-        data["table"] = cp.asarray(np.concatenate([scores.ravel(), class_of]))
+        for key, extra in (("table", 0), ("table-offset", 2 * gap_extend)):
+            data[key] = cp.asarray(np.concatenate([class_words(scores, extra), class_of]))
         data["classes"] = len(scores)
     return data
+
+
+def table_words(classes: int) -> int:
+    """Words of the class table of ``classes`` letter classes, padded to whole 16-byte loads
+    (``align_dp.cuh``'s ``table_words``)."""
+    return -(-(classes**3) // 4) * 4
+
+
+def class_words(scores: np.ndarray, extra: int = 0) -> np.ndarray:
+    """The class table a block copies into shared memory (``align_dp.cuh``), as int32: word
+    ``[q][a * C + b]`` holds ``s(q, a) + extra`` in its low half and ``s(q, b) + extra`` in
+    its high half, 0 where a letter is the padding class (the last), for the ``C`` classes
+    of ``scores``; padded with zeros to whole 16-byte loads (``table_words``)."""
+    c = len(scores)
+    halves = (scores.astype(np.int64) + extra) & 0xFFFF
+    halves[-1, :] = halves[:, -1] = 0
+    words = np.zeros(table_words(c), dtype=np.uint32)
+    words[: c**3] = (halves[:, :, None] | halves[:, None, :] << 16).ravel()
+    return words.view(np.int32)
 
 
 def stage(

@@ -190,6 +190,11 @@ __device__ __forceinline__ unsigned halves(int low, int high) {
     return ((unsigned)low & 0xffffu) | (unsigned)high << 16;
 }
 
+// TABLE: words of the class table of `classes` letter classes, padded to whole 16-byte loads
+__host__ __device__ constexpr int table_words(int classes) {
+    return (classes * classes * classes + 3) / 4 * 4;
+}
+
 // SPLIT > 1: a warp publishes how many rows of its stripes it has handed on into the counter
 // of the warp that reads them (release: the rows' stores come first), in shared memory of
 // that warp's block (`rank` in the cluster), and the reading warp waits on its own counter
@@ -728,20 +733,16 @@ __device__ __forceinline__ void align_dp(
     // SPLIT > 1: per warp of the block, the rows handed to it so far (by the warp before it)
     __shared__ int handed_rows[SPLIT];
     // TABLE: `alpha` is the number of letter classes C (the last one the padding letter) and
-    // `matrix` their C x C scores followed by each residue code's class; the block's table,
-    // word [q][a * C + b] = s(q, a) | s(q, b) << 16 (0 where a letter is the padding), is
-    // built once, before any group's work
+    // `matrix` the block's table followed by each residue code's class: table_words(C) words,
+    // word [q][a * C + b] = s(q, a) | s(q, b) << 16 (0 where a letter is the padding; the
+    // offset form's scores plus 2 ge), built once on the host (_gpu_backend.class_words) and
+    // copied 16 bytes a load before any group's work (computed here, by every block, it took
+    // about a block's first 20 k cycles: 3 % of a protein search, 18 % of a 100-residue query's)
     if constexpr (L::TABLE) {
-        unsigned* table = reinterpret_cast<unsigned*>(smem);
-        const int squared = alpha * alpha;
-        for (int idx = threadIdx.x; idx < squared * alpha; idx += blockDim.x) {
-            const int q = idx / squared, a = idx / alpha % alpha, b = idx % alpha;
-            const int extra = L::OFFSET ? 2 * ge : 0;
-            const bool padded = q == alpha - 1;
-            const int sa = padded || a == alpha - 1 ? 0 : matrix[q * alpha + a] + extra;
-            const int sb = padded || b == alpha - 1 ? 0 : matrix[q * alpha + b] + extra;
-            table[idx] = halves(sa, sb);
-        }
+        const uint4* from = reinterpret_cast<const uint4*>(matrix);
+        uint4* into = reinterpret_cast<uint4*>(smem);
+        for (int idx = threadIdx.x; idx < table_words(alpha) / 4; idx += blockDim.x)
+            into[idx] = from[idx];
         __syncthreads();
     }
     const int t = threadIdx.x % G;                         // thread index inside the group
@@ -767,7 +768,7 @@ __device__ __forceinline__ void align_dp(
     static_assert(!TABLE || (PAIRS == 2 && !FLAGS), "the class table serves two-pair scores");
     const int letters = TABLE ? alpha : alpha + 1;         // + the padding letter (scores 0)
     const int pad = letters - 1;
-    const int* const class_of = matrix + alpha * alpha;    // TABLE only
+    const int* const class_of = matrix + table_words(alpha);  // TABLE only
     const int table_row = alpha * alpha * 4;               // TABLE: bytes of one query class
     constexpr bool PAIRED = L::PAIRED;
     static_assert(!PAIRED || (PAIRS == 2 && !FLAGS), "the paired profile serves two-pair scores");
