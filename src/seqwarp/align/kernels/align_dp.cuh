@@ -736,8 +736,8 @@ __device__ __forceinline__ void align_dp(
     // `matrix` the block's table followed by each residue code's class: table_words(C) words,
     // word [q][a * C + b] = s(q, a) | s(q, b) << 16 (0 where a letter is the padding; the
     // offset form's scores plus 2 ge), built once on the host (_gpu_backend.class_words) and
-    // copied 16 bytes a load before any group's work (computed here, by every block, it took
-    // about a block's first 20 k cycles: 3 % of a protein search, 18 % of a 100-residue query's)
+    // copied 16 bytes a load before any group's work (computed by every block, it took 3 % of
+    // the benchmark's protein search and 9 % of a 100-residue query's kernel time)
     if constexpr (L::TABLE) {
         const uint4* from = reinterpret_cast<const uint4*>(matrix);
         uint4* into = reinterpret_cast<uint4*>(smem);
