@@ -6,6 +6,8 @@ reasons, issue slots, occupancy and memory traffic), e.g.
         --section WarpStateStats --section SchedulerStats --section Occupancy \\
         python tools/gpu_one_launch.py --length 512 --mode global --gap linear
 
+(``--scores-only``: local kernels without their end cells, as score-only calls run them.)
+
 The benchmark's reads (``seqwarp.bench.workloads.simulate_batches`` from ``--genome``, by
 default E. coli K-12) against their source windows, +2/-1, gap 1 (linear) or 2/1 (affine);
 the kernels are staged as the benchmark stages them (``_gpu_backend.stage``) and each pass
@@ -40,6 +42,11 @@ def main() -> None:
     parser.add_argument("--genome", help="FASTA of the genome the reads come from")
     parser.add_argument("--cigar", action="store_true", help="the traceback's kernels")
     parser.add_argument("--protein", metavar="DIR", help="the protein search, inputs from DIR")
+    parser.add_argument(
+        "--scores-only",
+        action="store_true",
+        help="local kernels without their end cells, as score-only calls and the search run them",
+    )
     options = parser.parse_args()
     import cupy as cp
 
@@ -65,7 +72,7 @@ def main() -> None:
         def one_pass() -> None:
             _gpu_traceback.align(*args)
     else:
-        staged = _gpu_backend.stage(*args, lanes=options.lanes)
+        staged = _gpu_backend.stage(*args, lanes=options.lanes, ends=not options.scores_only)
         what = f"{len(staged)} launches"
 
         def one_pass() -> None:
