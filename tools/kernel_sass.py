@@ -14,7 +14,9 @@ warp issues it all the same): the split kernels' hand-off by the last thread, ro
 was about 35 instructions a row outside it. The rebased lane's rebase, every 64 rows, is on it.
 Of the common path it also counts what issues to the integer ALU pipe, the one that bounds
 the score kernels (DPX min/max, logic, byte permutes, compares, selects; not IMAD, which the
-FMA pipe takes).
+FMA pipe takes), and from the registers the warps a multiprocessor holds: fewer ALU-pipe
+instructions pay only with enough warps to hide the latency they leave exposed
+(``bench/README.md``, "Local affine scores in offset binary").
 
     python tools/kernel_sass.py                                  # 512 bp DNA, protein search
     python tools/kernel_sass.py local:affine:s16x2:8:32          # mode:gap:lane:columns:group
@@ -84,6 +86,14 @@ def _compile(names: list[str], folder: Path, filename: str) -> tuple[str, str]:
     sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True)
     sass.check_returncode()
     return report.stderr, sass.stdout
+
+
+def _warps_by_registers(registers: int, threads: int) -> int:
+    """Warps a multiprocessor holds (sm_90: 64 K registers, given to warps 256 at a time, at
+    most 64 warps) of blocks of ``threads`` threads using ``registers`` a thread."""
+    per_warp = -(-registers * 32 // 256) * 256
+    warps = threads // 32
+    return min(65536 // (per_warp * warps), 64 // warps) * warps
 
 
 def _resources(report: str) -> dict[str, str]:
@@ -216,7 +226,18 @@ def main(argv: list[str] | None = None) -> int:
             alu = sum(v for op, v in common.items() if op in _ALU_OPS)
             print(
                 f"  common path: {issued} instructions ({issued / cells:.1f} per cell), "
-                f"{alu} on the ALU pipe ({alu / cells:.2f} per cell)"
+                f"{alu} on the ALU pipe ({alu / cells:.2f} per cell): at least "
+                f"{max(issued, 2 * alu)} scheduler cycles a row of a warp (an issue a cycle, two "
+                "cycles an ALU-pipe instruction)"
+            )
+        used = re.match(r"(\d+) registers", next(iter(resources.values()), ""))
+        if used:
+            # the blocks' threads as _gpu_backend launches them
+            threads = 32 * split if split > 1 else 384 if "table" in lane else 128
+            warps = _warps_by_registers(int(used.group(1)), threads)
+            print(
+                f"  registers allow {warps} warps a multiprocessor ({warps // 4} a scheduler) in "
+                f"blocks of {threads} threads (shared memory may allow fewer)"
             )
         else:  # no path from the loop's head to its backward branch issues them all
             print("  common path: not found (static counts only)")
