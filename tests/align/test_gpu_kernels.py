@@ -673,6 +673,19 @@ def test_class_words_hold_both_letters_scores(classes: int, extra: int, seed: in
         assert (low[q, a, b], high[q, a, b]) == (want_a, want_b)
 
 
+@pytest.mark.parametrize("offset", [False, True])
+def test_scoring_arguments_hold_the_table_of_the_calls_form(offset: bool) -> None:
+    """A call's class table is the plain form's for local scores, the offset form's (every
+    real score plus 2 ge) for global and semi-global ones, followed by each letter's class
+    (numpy standing in for CuPy)."""
+    scoring = Scoring.blosum62(11, 2)
+    data = _gpu_backend._data(np, scoring.matrix, 11, 2, offset)
+    class_of, scores = _gpu_backend.letter_classes(scoring.matrix)
+    words = _gpu_backend.class_words(scores, 4 if offset else 0)
+    assert np.array_equal(data["table"], np.concatenate([words, class_of]))
+    assert data["classes"] == len(scores) == 25
+
+
 def test_large_alphabets_take_the_class_table_in_score_kernels() -> None:
     """Protein scores run the s16x2 lane on the class table (the offset form for global and
     semi-global), DNA and the traceback's fills on profiles; int32 pairs keep theirs."""

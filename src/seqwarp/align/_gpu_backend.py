@@ -1076,8 +1076,7 @@ def kernel_call(
     count = len(result)
     matrix, alpha = data["matrix"], data["alpha"]
     if launch.table:
-        offset = launch.kernel_lane.endswith(("-offset", "-rebased"))
-        matrix, alpha = data["table-offset" if offset else "table"], data["classes"]
+        matrix, alpha = data["table"], data["classes"]
     grid = _Grid.of(launch, count, *longest, alpha)
     args = (
         codes,
@@ -1126,10 +1125,11 @@ def chunk_pairs(launch: _Launch, longest_query: int, count: int) -> int:
     return count if size >= count else max(2, size & ~1)
 
 
-def _data(cp: Any, matrix: np.ndarray, gap_open: int, gap_extend: int) -> dict:
+def _data(cp: Any, matrix: np.ndarray, gap_open: int, gap_extend: int, offset: bool) -> dict:
     """The scoring arguments every chunk on the current device shares, copied on the current
-    stream (a chunk's stream must wait for it); for the class table's lane, the classes'
-    scores followed by each letter's class. Refuses a gap extension above the opening: the
+    stream (a chunk's stream must wait for it); for the class table's lane, the table
+    (:func:`class_words`; ``offset``: the offset form's, which global and semi-global scores
+    read) followed by each letter's class. Refuses a gap extension above the opening: the
     kernels' rows take F from u of the column before (``align_dp.cuh``, ``short_f_chain``),
     equal to the recurrence only when opening costs at least as much."""
     check_gaps(gap_open, gap_extend)
@@ -1142,8 +1142,8 @@ def _data(cp: Any, matrix: np.ndarray, gap_open: int, gap_extend: int) -> dict:
     classes = _class_table(matrix)
     if classes is not None:
         class_of, scores = classes
-        for key, extra in (("table", 0), ("table-offset", 2 * gap_extend)):
-            data[key] = cp.asarray(np.concatenate([class_words(scores, extra), class_of]))
+        words = class_words(scores, 2 * gap_extend if offset else 0)
+        data["table"] = cp.asarray(np.concatenate([words, class_of]))
         data["classes"] = len(scores)
     return data
 
@@ -1207,7 +1207,7 @@ def stage(
         codes = cp.asarray(np.concatenate(spans.sources))
         device = pairs.to_device(cp)
         out = cp.empty((len(pairs.order), 3), dtype=np.int32)
-        data = _data(cp, matrix, gap_open, gap_extend)
+        data = _data(cp, matrix, gap_open, gap_extend, mode != "local")
         for launch in launches:
             kernel = kernels.of(launch)
             for a, b in _ranges(launch, _longest_query(launch, pairs)):
@@ -1419,7 +1419,7 @@ def _score_part(
         # the stream that every chunk's stream waits for: copied on CuPy's default stream, they
         # raced the chunks, which run on non-blocking streams
         with streams[0]:
-            data = _data(cp, matrix, gap_open, gap_extend)
+            data = _data(cp, matrix, gap_open, gap_extend, mode != "local")
         spans = _spans(queries, targets, q_index, t_index, firsts, m, n)
         upload = _Upload(cp, device, spans.sources, _COPY_THREADS)
         alive = []  # every stage's device buffers, until the streams are synchronised

@@ -237,7 +237,7 @@ def _queue(
             q_len, t_len = cp.asarray(m.astype(np.int32)), cp.asarray(n.astype(np.int32))
             q_at, t_at = cp.asarray(q_places * out.shape[1]), cp.asarray(t_places)
             found = cp.empty(out.shape, dtype=np.int32)
-            data = engine._data(cp, matrix, gap_open, gap_extend)
+            data = engine._data(cp, matrix, gap_open, gap_extend, mode != "local")
             alive += [q_start, t_start, q_len, t_len, q_at, t_at, found, data]
         engine._join_streams(streams[1:], first)
         launches = cross_launches(n, matrix, mode != "local", gap_extend)
