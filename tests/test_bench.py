@@ -254,6 +254,16 @@ def test_acceptance_and_report(tmp_path) -> None:
     peer = {**_row("short", 512, "global", 0.0), "family": "parasail", "lane": "nw_striped_16"}
     peer.update(processes=16, equal_to_seqwarp=10, tcups_end_to_end=0.1)
     rows += [trace, peer, {**_row("allpairs", 512, "local", 0.0), "tcups_end_to_end": 6.6}]
+    # a GPU peer faster than seqwarp on the same workload: neither a reference nor a target
+    gpu_peer = {**_row("short", 512, "global", 9.0), "family": "gasal2", "lane": "global"}
+    gpu_peer.update(
+        workload="short-512-global-affine",
+        tcups_peer_timer=9.0,
+        tcups_end_to_end=8.0,
+        equal_to_seqwarp=7,
+        compared=9,
+    )
+    rows.append(gpu_peer)
     add_traceback_ratios(rows)
     assert trace["traceback_of_score"] == pytest.approx(0.4 / (4.0 / 3))
     figures = acceptance(rows)
@@ -288,6 +298,7 @@ def test_acceptance_and_report(tmp_path) -> None:
     text = console.export_text()
     assert text.rstrip().splitlines()[-1].startswith("└")  # the acceptance table comes last
     assert "acceptance" in text and "length sweep, global affine" in text
+    assert "GPU peers on the same GPU" in text and "7/9" in text
 
 
 def test_parasail_pool_scores_equal_seqwarp() -> None:
@@ -424,3 +435,101 @@ def test_launch_breakdown_sums_each_kind_of_launch() -> None:
     )
     with pytest.raises(ValueError):  # a time for every launch
         launch_breakdown(launches, [0.001], m, n)
+
+
+_FAKE_CUDASW4 = '''#!{python}
+"""Answers as CUDASW++4.0's align does: --verbose scan lines, --tsv hits of every query file."""
+import sys
+import numpy as np
+args = sys.argv[1:]
+theirs = np.load({scores!r})
+files = [args[i + 1] for i, a in enumerate(args) if a == "--query"]
+top = int(args[args.index("--top") + 1])
+with open(args[args.index("--of") + 1], "w") as out:
+    out.write("Query number\\tQuery length\\tQuery header\\tResult number\\tResult score"
+              "\\tReference length\\tReference header\\tReference ID in DB\\n")
+    for _ in files:
+        for q, row in enumerate(theirs):
+            print(f"Processing query {{q}} ... Done. Scan time: 0.5 s, 123 GCUPS")
+            for rank, t in enumerate(np.argsort(-row, kind="stable")[:top]):
+                out.write(f"{{q}}\\t9\\t{{q}}\\t{{rank}}\\t{{row[t]}}\\t9\\t{{t}}\\t{{t}}\\n")
+'''
+
+
+def test_cudasw4_rows_check_every_hit_against_seqwarp(tmp_path) -> None:
+    import sys
+
+    from seqwarp.bench.cudasw4_peer import cudasw4_protein
+    from seqwarp.sequences import SequenceBatch
+
+    queries = SequenceBatch.from_strings(["MKVLA", "WWCH"], "protein")
+    db = SequenceBatch.from_strings([f"MKV{'A' * k}" for k in range(11)] + ["MKUX"], "protein")
+    rng = np.random.default_rng(3)
+    mine = rng.permutation(24).reshape(2, 12).astype(np.int64)
+    mine[0, 11] = -5  # not among query 0's hits
+    theirs = mine.copy()
+    theirs[0, np.argmax(mine[0])] += 1  # query 0's best hit differs
+    theirs[1, 11] = 100  # a hit on the target holding U and X, counted apart
+    np.save(tmp_path / "theirs.npy", theirs)
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "makedb").write_text('#!/bin/sh\ntouch "$2"0chars\n')
+    (fake / "align").write_text(
+        _FAKE_CUDASW4.format(python=sys.executable, scores=str(tmp_path / "theirs.npy"))
+    )
+    for tool in ("makedb", "align"):
+        os.chmod(fake / tool, 0o755)
+    rows, log = cudasw4_protein(str(fake), queries, db, mine)
+    assert [r["lane"] for r in rows] == ["Half2", "DPXs16"]
+    row = rows[0]
+    assert row["compared"] == 20 and row["equal_to_seqwarp"] == 18
+    assert row["compared_plain"] == 19 and row["equal_to_seqwarp_plain"] == 18
+    assert row["top_scores_equal_to_seqwarp"] == 0
+    assert row["seconds_peer_timer"] == 1.0  # the second pass's two scans
+    assert row["cells"] == 9 * int(db.lengths.sum())
+    assert any("--dpx" in line for line in log)
+    with pytest.raises(FileNotFoundError, match="not an executable"):
+        cudasw4_protein(str(tmp_path), queries, db, mine)
+
+
+_FAKE_GASAL2 = '''#!{python}
+"""Answers as GASAL2's test_prog does: -p score lines, and its total time on stderr."""
+import os
+import sys
+args = sys.argv[1:]
+reads = open(args[-2]).read().split()[1::2]
+if "-p" in args:
+    for k, read in enumerate(reads):
+        score = len(read) + (1 if k == 0 and os.environ.get("GASAL_FIX") != "1" else 0)
+        print(f"query_name={{k}}\\ttarget_name={{k}}\\tscore={{score}}")
+print("Total execution time (in milliseconds): 250.000", file=sys.stderr)
+'''
+
+
+def test_gasal2_rows_check_every_pair_against_seqwarp(tmp_path) -> None:
+    import sys
+
+    from seqwarp.bench.align_gpu_plan import Workload, dna_scoring
+    from seqwarp.bench.gasal2_peer import BATCHES, gasal2_pairs
+    from seqwarp.sequences import SequenceBatch
+
+    reads = SequenceBatch.from_strings(["ACGT", "ACGTTA", "GGA"])
+    windows = SequenceBatch.from_strings(["ACGTA", "ACGTTAC", "GGAT"])
+    works = [
+        Workload(f"short-6-{mode}-linear", "short", 6, reads, windows, dna_scoring("linear"), mode)
+        for mode in ("global", "semi-global", "local")
+    ]
+    mine = reads.lengths.astype(np.int64)
+    scores = {w.name: mine for w in works}
+    program = tmp_path / "test_prog"
+    program.write_text(_FAKE_GASAL2.format(python=sys.executable))
+    os.chmod(program, 0o755)
+    rows, log = gasal2_pairs(str(program), works, scores, repeats=2)
+    # semi-global is left out; each mode once per batch size
+    assert [r["mode"] for r in rows] == ["global"] * len(BATCHES) + ["local"] * len(BATCHES)
+    global_row, local_row = rows[0], rows[-1]
+    assert global_row["equal_to_seqwarp"] == 3 and global_row["environment"]["GASAL_FIX"] == "1"
+    assert local_row["equal_to_seqwarp"] == 2 and "GASAL_FIX" not in local_row["environment"]
+    assert local_row["seconds_peer_timer"] == 0.25
+    assert local_row["tcups_peer_timer"] == pytest.approx(works[0].cells / 0.25 / 1e12)
+    assert any("-q 0 -r 1" in line and "-a 2 -b 1" in line for line in log)

@@ -34,7 +34,10 @@ operations per cell the kernel source performs (``_OPS_PER_CELL``).
 Checks, on every workload: all results against the int32 kernel, and a sample (``--check``
 pairs, at most ``_CHECK_CELLS`` cells) against the CPU backend; the exit status is 1 when
 one differs. The peer is parasail on every core (:mod:`seqwarp.bench.parasail_peer`) on a
-prefix of the same pairs, its scores compared with seqwarp's too. A small kernel measures the
+prefix of the same pairs, its scores compared with seqwarp's too; GPU peers built for the
+same GPU run on the same inputs when given: CUDASW++4.0 on the protein search (``--cudasw4``,
+:mod:`seqwarp.bench.cudasw4_peer`) and GASAL2 on the short family's local and global pairs
+(``--gasal2``, :mod:`seqwarp.bench.gasal2_peer`). A small kernel measures the
 DP instructions' rates (``kernels/microbench.cu``).
 
 Inputs come from ``--data`` (built by ``--prepare-inputs``: :mod:`seqwarp.bench.gpu_inputs`).
@@ -56,6 +59,7 @@ import numpy as np
 from rich.console import Console
 
 from ..align import _cpu_backend, _gpu_backend
+from ..io import atomic_output
 from . import gpu_inputs, long_reads, proteins
 from .align_gpu_measure import (
     CEILING,
@@ -75,6 +79,8 @@ from .align_gpu_plan import (
     short_workloads,
 )
 from .align_gpu_report import acceptance, add_traceback_ratios, failures, write_report
+from .cudasw4_peer import cudasw4_protein
+from .gasal2_peer import gasal2_pairs
 from .report import machine_info, result_stem, usable_cores, write_json
 from .workloads import load_genome, simulate_batches
 
@@ -174,6 +180,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--cores", type=int, default=None, help="parasail processes (default: every usable core)"
+    )
+    parser.add_argument(
+        "--cudasw4",
+        default=None,
+        metavar="DIR",
+        help="folder of CUDASW++4.0's makedb and align, built for this GPU: the peer of the "
+        "protein family, on the same GPU (seqwarp.bench.cudasw4_peer)",
+    )
+    parser.add_argument(
+        "--gasal2",
+        default=None,
+        metavar="PROGRAM",
+        help="GASAL2's test_prog, built for this GPU: the peer of the short family's local and "
+        "global pairs, on the same GPU (seqwarp.bench.gasal2_peer)",
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default="bench/results", help="folder for the JSON and PNG")
@@ -277,6 +297,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows.append(measure_traceback(work, pairs, args.repeats, args.check, exact))
             _progress(console, rows[-1])
         write_json(stem + ".json", record())
+    if args.gasal2:
+        log: list[str] = []
+        for n in args.lengths:
+            works = [w for w in short if w.length == n and w.family == "short"]
+            peer_rows, lines = gasal2_pairs(args.gasal2, works, scores, args.repeats)
+            rows += peer_rows
+            log += lines
+        _write_log(stem + "-gasal2.log", log)
+        write_json(stem + ".json", record())
     if "allpairs" in families:
         length = args.all_pairs_length
         reads, _, _ = simulate_batches(genome, length, plan.all_pairs_reads, seed=args.seed)
@@ -306,6 +335,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows.append(row)
         _progress(console, row)
         write_json(stem + ".json", record())
+        if args.cudasw4:
+            peer_rows, log = cudasw4_protein(args.cudasw4, queries, db, protein_scores)
+            rows += peer_rows
+            _write_log(stem + "-cudasw4.log", log)
+            write_json(stem + ".json", record())
     if "parasail" in families:
         outputs = ("score", "cigar") if "traceback" in families else ("score",)
         for n in args.lengths:
@@ -319,6 +353,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     final = record()
     write_report(stem, final, console)
     return 1 if final["check"]["failed"] else 0
+
+
+def _write_log(path: str, lines: list[str]) -> None:
+    """A peer's commands and output, beside the JSON."""
+    with atomic_output(path) as handle:
+        handle.write("\n".join(lines) + "\n")
 
 
 def _progress(console: Console, row: dict) -> None:

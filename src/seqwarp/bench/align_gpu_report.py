@@ -14,7 +14,11 @@ from rich.console import Console
 
 from .report import bar_chart, print_table, write_json
 
-__all__ = ["acceptance", "add_traceback_ratios", "failures", "write_report"]
+__all__ = ["GPU_PEERS", "PEERS", "acceptance", "add_traceback_ratios", "failures", "write_report"]
+
+# the peers' row families: parasail on the CPU's cores, and GPU tools on the same GPU
+GPU_PEERS = ("cudasw4", "gasal2")
+PEERS = ("parasail", *GPU_PEERS)
 
 # the length the issue judges against the sweep's best (reads longer than it may run too)
 _JUDGED_LENGTH = 4096
@@ -27,7 +31,7 @@ def failures(rows: list[dict]) -> list[str]:
     """Workloads whose results differ from the int32 kernel or the CPU backend."""
     bad = []
     for r in rows:
-        if r["family"] == "parasail":
+        if r["family"] in PEERS:
             continue
         if (
             r["equal_to_int32_kernel"] != r["pairs"]
@@ -129,13 +133,14 @@ def acceptance(rows: list[dict]) -> dict[str, object]:
 def add_traceback_ratios(rows: list[dict]) -> None:
     """Give each traceback row its speed over the same pairs' score-only speed: whole calls
     (``traceback_of_score``) and kernels alone (``traceback_kernels_of_score``)."""
-    for r in rows:
+    mine = [r for r in rows if r["family"] not in PEERS]
+    for r in mine:
         if r["family"] == "traceback":
             name = r["workload"].replace("traceback-", "short-")
-            score = _rate(rows, "tcups_end_to_end", workload=name, output="score")
+            score = _rate(mine, "tcups_end_to_end", workload=name, output="score")
             r["traceback_of_score"] = r["tcups_end_to_end"] / score
             if "tcups_kernel" in r:
-                kernels = _rate(rows, "tcups_kernel", workload=name, output="score")
+                kernels = _rate(mine, "tcups_kernel", workload=name, output="score")
                 r["traceback_kernels_of_score"] = r["tcups_kernel"] / kernels
 
 
@@ -146,7 +151,7 @@ def write_report(stem: str, record: dict[str, Any], console: Console) -> None:
     """Write ``<stem>.json`` and ``<stem>.png`` and print the tables (the summary last)."""
     rows = record["results"]
     write_json(stem + ".json", record)
-    seqwarp = [r for r in rows if r["family"] != "parasail" and r["tile"] == "default"]
+    seqwarp = [r for r in rows if r["family"] not in PEERS and r["tile"] == "default"]
     labels = [f"{r['workload']} {r['lane']}" for r in seqwarp]
     panels: dict[str, tuple[list[str], dict[str, list[float]]]] = {
         "seqwarp (TCUPS)": (
@@ -167,22 +172,38 @@ def write_report(stem: str, record: dict[str, Any], console: Console) -> None:
                 for k, v in sweep.items()
             },
         )
+    mine = {
+        (r["workload"], r["output"]): r
+        for r in rows
+        if r["family"] not in PEERS and r["tile"] == "default"
+    }
     peers = [r for r in rows if r["family"] == "parasail"]
     if peers:
-        mine = {
-            (r["workload"], r["output"]): r["tcups_end_to_end"]
-            for r in rows
-            if r["family"] != "parasail"
-        }
         panels["seqwarp GPU vs parasail on every core (TCUPS, whole calls)"] = (
             [f"{r['workload']} {r['output']}" for r in peers],
             {
-                "seqwarp GPU": [mine.get((r["workload"], r["output"]), 0.0) for r in peers],
+                "seqwarp GPU": [_mine(mine, r, "tcups_end_to_end") for r in peers],
                 "parasail": [r["tcups_end_to_end"] for r in peers],
+            },
+        )
+    gpu_peers = [r for r in rows if r["family"] in GPU_PEERS]
+    if gpu_peers:
+        panels["seqwarp vs GPU peers on the same GPU (TCUPS)"] = (
+            [f"{r['workload']} {r['family']} {r['lane']}" for r in gpu_peers],
+            {
+                "seqwarp kernels": [_mine(mine, r, "tcups_kernel") for r in gpu_peers],
+                "seqwarp whole call": [_mine(mine, r, "tcups_end_to_end") for r in gpu_peers],
+                "peer, its own timer": [r["tcups_peer_timer"] for r in gpu_peers],
+                "peer, whole run": [r["tcups_end_to_end"] for r in gpu_peers],
             },
         )
     bar_chart(stem + ".png", f"seqwarp align on {record['device']}", panels, "TCUPS")
     _print_tables(record, console)
+
+
+def _mine(mine: dict[tuple[str, str], dict], peer: dict, key: str) -> float:
+    """seqwarp's ``key`` on the workload and output of a peer's row (0 if it did not run)."""
+    return mine.get((peer["workload"], peer["output"]), {}).get(key, 0.0)
 
 
 def _print_tables(record: dict[str, Any], console: Console) -> None:
@@ -264,10 +285,35 @@ def _print_tables(record: dict[str, Any], console: Console) -> None:
                 f"{r['equal_to_cpu']}/{r['checked_against_cpu']}",
             ]
             for r in rows
-            if r["family"] != "parasail"
+            if r["family"] not in PEERS
         ],
         console,
     )
+    gpu_peers = [r for r in rows if r["family"] in GPU_PEERS]
+    if gpu_peers:
+        mine = {(r["workload"], r["output"]): r for r in rows if r["family"] not in PEERS}
+        print_table(
+            "GPU peers on the same GPU (TCUPS; the peer's own timer, and its whole run)",
+            [
+                *("workload", "peer", "kernel", "pairs", "own timer", "whole run"),
+                *("seqwarp kernels", "seqwarp whole call", "==seqwarp"),
+            ],
+            [
+                [
+                    r["workload"],
+                    r["family"],
+                    r["lane"],
+                    r["pairs"],
+                    r["tcups_peer_timer"],
+                    r["tcups_end_to_end"],
+                    _mine(mine, r, "tcups_kernel"),
+                    _mine(mine, r, "tcups_end_to_end"),
+                    f"{r['equal_to_seqwarp']}/{r['compared']}",
+                ]
+                for r in gpu_peers
+            ],
+            console,
+        )
     summary = []
     for name, figures in record["acceptance"].items():
         if name.startswith("sweep"):
