@@ -67,3 +67,17 @@ def test_repeated_requests_reuse_the_module(monkeypatch: pytest.MonkeyPatch) -> 
     assert len(built) == 4
     assert cuda.compile_module("seqwarp.align", "align_score.cu", [NAME]) is first
     assert len(built) == 4 and len(reads) == 4
+
+
+def test_kernel_sources_are_ascii() -> None:
+    """CuPy writes each NVRTC source to a file in the locale's encoding before compiling it:
+    a character outside ASCII fails every compile under a C or POSIX locale."""
+    from importlib import resources
+
+    folder = resources.files("seqwarp.align").joinpath("kernels")
+    sources = [p.name for p in folder.iterdir() if p.name.endswith(".cu")]
+    assert "align_score.cu" in sources
+    for name in sources:
+        text = cuda.kernel_source("seqwarp.align", name)
+        odd = [(n, line) for n, line in enumerate(text.splitlines(), 1) if not line.isascii()]
+        assert not odd, f"{name}: non-ASCII characters in {odd[:3]}"

@@ -59,12 +59,17 @@ DEFAULT = (
 _DP_OPS = ("VIADDMNMX", "VIMNMX", "VIMNMX3", "IMNMX", "HMNMX2", "HADD2")
 # the integer ALU pipe's opcodes among those the row loops issue (IMAD and moves go to the FMA
 # pipe, shuffles and loads elsewhere): the score kernels are bound by this pipe (Nsight
-# Compute: 77-83 % busy), so its share of a cell's instructions is what bounds their rate
+# Compute: 77-83 % busy), so its share of a cell's instructions is what bounds their rate.
+# VIADD.16x2, the packed 16-bit add, is not among them: on the H200 it issues beside
+# VIADDMNMX (29.0 T instructions a second mixed 1:1, against 15.5 and 16.0 alone;
+# bench/results/align-gpu-viadd-pipe-experiment-h200-2026-12-04.log)
 _ALU_OPS = frozenset(
     ("VIADDMNMX", "VIMNMX", "VIMNMX3", "IMNMX", "LOP3", "IADD3", "ISETP", "SEL", "PRMT", "LEA",
      "SHF", "VIADD", "PLOP3", "P2R", "R2P", "FSEL")
 )  # fmt: skip
-_LINE = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z0-9_]+)(\.[A-Z0-9_.]+)?(.*)$")
+_LINE = re.compile(
+    r"^\s+/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z0-9_]+)(\.[A-Za-z0-9_.]+)?(.*)$"
+)
 _TARGET = re.compile(r"0x([0-9a-f]+)")
 
 
@@ -211,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
                 # BRA.DIV leaves for the slow path of a shuffle when the warp has diverged: a
                 # conditional branch, not taken on the common path
                 conditional = predicate is not None or modifier == ".DIV"
+                if op == "VIADD" and modifier == ".16x2":
+                    op = "VIADD.16x2"  # the packed add, off the ALU pipe (_ALU_OPS)
                 body.append((int(at, 16), op, rest, conditional))
         loop, common = _row_loop(body)
         cells = columns * (1 if lane.startswith("s32") else 2)  # int32: one pair a register

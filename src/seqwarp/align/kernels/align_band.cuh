@@ -1,4 +1,4 @@
-// align_band.cuh — the traceback's forward pass restricted to a band of diagonals: each cell's
+// align_band.cuh - the traceback's forward pass restricted to a band of diagonals: each cell's
 // 4 direction flags and the pair's score and end cell, as align_dp.cuh computes them on the
 // whole matrix, for the cells near the pair's main diagonals only.
 //
@@ -21,7 +21,7 @@
 // first diagonal, is warp-wide: both pairs of a register share rows and columns). Thread t
 // owns the blocks cb = t, t + G, t + 2 G, ... (a ring): while a block is in the window its K
 // columns are the thread's, with the same registers, profile slot and row pass as
-// align_dp.cuh's (AnySeq/GPU §4's register tiling); when the window leaves a block, its
+// align_dp.cuh's (AnySeq/GPU section 4's register tiling); when the window leaves a block, its
 // thread takes the block G places to the right, which enters the window at the next row. A
 // cell's three predecessors lie up, left and up-left, so only the left neighbour's last
 // column moves between threads (a shuffle from thread t - 1 mod G, as in align_dp.cuh); the

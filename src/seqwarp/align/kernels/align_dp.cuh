@@ -1,9 +1,9 @@
-// align_dp.cuh — the dynamic programming of the alignment kernels: score and end cell of
+// align_dp.cuh - the dynamic programming of the alignment kernels: score and end cell of
 // batched pairwise alignments (global / semi-global / local, linear or affine gaps, any
 // substitution matrix), exactly as seqwarp.align.cpu does, and on request every cell's
 // direction flags for the traceback (align_trace.cu). align_score.cu is the score-only kernel.
 //
-// Paper: AnySeq/GPU (Müller et al., ICS'22), section 4 "GPU implementation": one alignment per
+// Paper: AnySeq/GPU (Mueller et al., ICS'22), section 4 "GPU implementation": one alignment per
 // group of G threads (G = 32: a warp, as in the paper; G = 8 or 16: sub-warp groups for short
 // pairs), register tiling of K target columns per thread, warp shuffles for the neighbour's
 // boundary cell and for the query characters, the substitution profile of the subject (here:
@@ -443,6 +443,16 @@ __host__ __device__ constexpr bool two_column_max() {
     return K >= 32;
 }
 
+// local rows of a 16-bit lane without flags take u from max(diag + s + go, up, 0) - go: the
+// same value (no lane wraps: values stay far inside 16 bits), one ALU-pipe instruction
+// instead of two, its adds VIADD.16x2, which issue beside the ALU pipe (29 T against 16 T
+// instructions a second mixed with VIADDMNMX on the H200:
+// bench/results/align-gpu-viadd-pipe-experiment-h200-2026-12-04.log)
+template <int MODE, class L, bool FLAGS>
+__host__ __device__ constexpr bool relu_row() {
+    return MODE == LOCAL && L::PAIRS == 2 && !FLAGS;
+}
+
 // one row of the thread's K cells, a fused lane in the plain form (the recurrence at the top):
 // first what needs only row i - 1 (independent across columns; sub[c] becomes u), then the
 // chain along the row, which overwrites hg in place. `diag_left` and `left`: hg of the left
@@ -464,11 +474,18 @@ __device__ __forceinline__ void fused_row(typename L::V (&hg)[K], typename L::V 
         if constexpr (AFFINE) e[c] = L::add_max(e[c], v_ge, hg[c]);
         const V up = AFFINE ? e[c] : hg[c];
         // u = max(diag + s, up - go)  (local: and -go, i.e. H >= 0)
-        const V ds = MODE == LOCAL ? L::add_max(diag, sub[c], v_go) : L::add(diag, sub[c]);
-        sub[c] = L::add_max(up, v_go, ds);
-        if constexpr (FLAGS) {
-            part[c] = L::differs(sub[c], ds);
-            if constexpr (AFFINE) part[c] += L::differs(e[c], hg_up) << 2;
+        if constexpr (relu_row<MODE, L, FLAGS>()) {
+            // u + go = max(diag + s + go, up, 0): one VIADDMNMX.RELU on the ALU pipe and two
+            // VIADD.16x2 beside it, for the two maxima of the form below
+            const V ds = L::add(diag, sub[c]);
+            sub[c] = L::add(L::add_max_relu(ds, L::from_bits(__vneg2(L::bits(v_go))), up), v_go);
+        } else {
+            const V ds = MODE == LOCAL ? L::add_max(diag, sub[c], v_go) : L::add(diag, sub[c]);
+            sub[c] = L::add_max(up, v_go, ds);
+            if constexpr (FLAGS) {
+                part[c] = L::differs(sub[c], ds);
+                if constexpr (AFFINE) part[c] += L::differs(e[c], hg_up) << 2;
+            }
         }
     }
     constexpr int CELLS = packed_cells<AFFINE, L>();

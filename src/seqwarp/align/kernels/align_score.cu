@@ -1,5 +1,5 @@
-// align_score.cu — score and end cell of batched pairwise alignments, exactly as
-// seqwarp.align.cpu computes them. The dynamic programming (AnySeq/GPU §4: register tiling,
+// align_score.cu - score and end cell of batched pairwise alignments, exactly as
+// seqwarp.align.cpu computes them. The dynamic programming (AnySeq/GPU section 4: register tiling,
 // warp shuffles, shared-memory subject profile, striped long subjects, packed lanes) is
 // align_dp.cuh; this kernel runs it without direction flags.
 //

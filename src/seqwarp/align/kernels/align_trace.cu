@@ -1,8 +1,8 @@
-// align_trace.cu — full alignments on the GPU: end cell, begin cell and the CIGAR operations,
+// align_trace.cu - full alignments on the GPU: end cell, begin cell and the CIGAR operations,
 // identical to seqwarp.align.cpu's traceback.
 //
 // The kernels of a batch of pairs:
-//   align_fill<MODE, AFFINE, Lane, K, G>  the forward pass of align_dp.cuh (AnySeq/GPU §4)
+//   align_fill<MODE, AFFINE, Lane, K, G>  the forward pass of align_dp.cuh (AnySeq/GPU section 4)
 //       writing every cell's direction flags (4 bits a cell with affine gaps, 2 with linear
 //       ones, laid out by stripe and anti-diagonal step: align_dp.cuh) and each pair's score
 //       and end cell; or

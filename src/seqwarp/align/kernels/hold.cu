@@ -1,4 +1,4 @@
-// hold.cu — a launch that keeps its stream waiting until the host lets it go.
+// hold.cu - a launch that keeps its stream waiting until the host lets it go.
 //
 // For the benchmarks' kernel timing: CUDA events time a stream, not a kernel, so an event
 // recorded while the stream is idle starts the clock before the host has launched the kernel

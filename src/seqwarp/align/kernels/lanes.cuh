@@ -1,6 +1,6 @@
-// lanes.cuh — lane types of the alignment kernels: one traits struct per way of holding scores.
+// lanes.cuh - lane types of the alignment kernels: one traits struct per way of holding scores.
 //
-// Paper: AnySeq/GPU (Müller et al., ICS'22), section 4 "half-precision arithmetic": two
+// Paper: AnySeq/GPU (Mueller et al., ICS'22), section 4 "half-precision arithmetic": two
 // independent alignments share one 32-bit register, one in each 16-bit half. The DP recurrence
 // (align_score.cu) is written once against these traits; a lane type is only the few
 // operations below.
@@ -13,7 +13,7 @@
 //      LaneS16x2Paired the same with a profile of both pairs' scores a word (shared queries)
 //      LaneS16x2Table  the same reading its scores from a block's table of letter classes
 //   3. LaneHalf2  two pairs per group, half2 arithmetic (__hadd2 / __hmax2); integers are exact
-//                 up to ±2048 and -inf is a true minus infinity
+//                 up to +/-2048 and -inf is a true minus infinity
 //   4. Offset<Lane>  a fused lane in align_dp.cuh's anti-diagonal offset form
 //      Rebased<Lane>  a 16-bit lane in the offset form, its values kept relative to a base
 //                     that moves with them (long pairs)
@@ -86,8 +86,9 @@ struct LaneS16x2 {
 
     __device__ static V splat(int x) { return (unsigned(x) & 0xffffu) * 0x10001u; }
     __device__ static P to_profile(int x) { return (unsigned short)(x & 0xffff); }
-    // a plain 16x2 add has no single Hopper instruction; max(a + b, -32768) is one DPX op
-    __device__ static V add(V a, V b) { return __viaddmax_s16x2(a, b, 0x80008000u); }
+    // VIADD.16x2 (wrapping, as VIADDMNMX's add): it issues beside the DPX maxima, which share
+    // the ALU pipe, so an add on its own costs that pipe nothing
+    __device__ static V add(V a, V b) { return __vadd2(a, b); }
     __device__ static V add_max(V a, V b, V c) { return __viaddmax_s16x2(a, b, c); }
     __device__ static V add_max_relu(V a, V b, V c) { return __viaddmax_s16x2_relu(a, b, c); }
     __device__ static V max2(V a, V b) { return __vmaxs2(a, b); }

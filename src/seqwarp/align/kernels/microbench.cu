@@ -1,6 +1,6 @@
-// microbench.cu — issue rate of the instructions the alignment kernels are built from.
+// microbench.cu - issue rate of the instructions the alignment kernels are built from.
 //
-// Paper: AnySeq/GPU (Müller et al., ICS'22), section 5: the peak of a DP kernel is the chip's
+// Paper: AnySeq/GPU (Mueller et al., ICS'22), section 5: the peak of a DP kernel is the chip's
 // rate of the instructions one cell update needs; this kernel measures those rates on the
 // device at hand, so benchmark results can be given as a fraction of them.
 //
