@@ -453,6 +453,17 @@ __host__ __device__ constexpr bool relu_row() {
     return MODE == LOCAL && L::PAIRS == 2 && !FLAGS;
 }
 
+// offset-form rows of a 16-bit lane without flags as G = max(G_d + s', up, side): the add a
+// VIADD.16x2 beside the ALU pipe and the maxima one VIMNMX3, one ALU-pipe instruction a
+// column fewer (with affine gaps F' then comes from G of the column before, a longer chain
+// along the row than short_f_chain's, and still faster): 512 bp global linear kernels +14 %,
+// global affine +4 %, semi-global +8-11 %
+// (bench/results/align-gpu-max3-rows-experiment-h200-2026-12-04.log)
+template <bool AFFINE, class L, int K, bool FLAGS>
+__host__ __device__ constexpr bool max3_row() {
+    return L::PAIRS == 2 && !FLAGS && (AFFINE || !two_column_max<K>());
+}
+
 // one row of the thread's K cells, a fused lane in the plain form (the recurrence at the top):
 // first what needs only row i - 1 (independent across columns; sub[c] becomes u), then the
 // chain along the row, which overwrites hg in place. `diag_left` and `left`: hg of the left
@@ -1093,12 +1104,15 @@ __device__ __forceinline__ void align_dp(
                 constexpr int CELLS = packed_cells<AFFINE, L>();
                 unsigned packed[FLAGS ? (K + CELLS - 1) / CELLS : 1] = {};
                 if constexpr (OFFSET) {
+                    constexpr bool MAX3 = max3_row<AFFINE, L, K, FLAGS>();
 #pragma unroll
                     for (int c = 0; c < K; ++c) {
                         // E' = max(E'[i-1][j], G[i-1][j] - (go - ge)); u = max(G_d + s', up)
+                        // (max3_row: sub[c] = G_d + s' alone, the maximum below)
                         const V diag = c == 0 ? diag_left : hg[c - 1];
                         if constexpr (AFFINE) e[c] = L::add_max(hg[c], v_reopen, e[c]);
-                        sub[c] = L::add_max(diag, sub[c], AFFINE ? e[c] : hg[c]);
+                        sub[c] = MAX3 ? L::add(diag, sub[c])
+                                      : L::add_max(diag, sub[c], AFFINE ? e[c] : hg[c]);
                     }
                     V h_left = left;
 #pragma unroll
@@ -1107,13 +1121,16 @@ __device__ __forceinline__ void align_dp(
                         // G[i][j-1] = max(u[j-1], F'[i][j-1]) and go >= ge, F' = max(F'[i][j-1],
                         // u[j-1] - (go - ge)) past the first column (short_f_chain)
                         if constexpr (AFFINE) {
-                            const V before = c == 0 || !short_f_chain<L>() ? h_left : sub[c - 1];
+                            const V before =
+                                c == 0 || !short_f_chain<L>() || MAX3 ? h_left : sub[c - 1];
                             f = L::add_max(before, v_reopen, f);
                         }
                         // linear: G = max(u, G[i][j-1]), a running maximum along the row
                         // (two_column_max: every second column max(G[i][j-2], u[j-1], u[j]),
                         // the columns between hanging off that chain)
-                        if (!AFFINE && two_column_max<K>() && c % 2 == 1) {
+                        if constexpr (MAX3) {
+                            hg[c] = L::max3(sub[c], AFFINE ? e[c] : hg[c], AFFINE ? f : h_left);
+                        } else if (!AFFINE && two_column_max<K>() && c % 2 == 1) {
                             hg[c] = L::max3(c == 1 ? left : hg[c - 2], sub[c - 1], sub[c]);
                         } else {
                             hg[c] = L::max2(sub[c], AFFINE ? f : h_left);
