@@ -459,7 +459,7 @@ with open(args[args.index("--of") + 1], "w") as out:
 def test_cudasw4_rows_check_every_hit_against_seqwarp(tmp_path) -> None:
     import sys
 
-    from seqwarp.bench.cudasw4_peer import cudasw4_protein
+    from seqwarp.bench.cudasw4_peer import _nonstandard_targets, cudasw4_protein
     from seqwarp.sequences import SequenceBatch
 
     queries = SequenceBatch.from_strings(["MKVLA", "WWCH"], "protein")
@@ -490,6 +490,9 @@ def test_cudasw4_rows_check_every_hit_against_seqwarp(tmp_path) -> None:
     assert any("--dpx" in line for line in log)
     with pytest.raises(FileNotFoundError, match="not an executable"):
         cudasw4_protein(str(tmp_path), queries, db, mine)
+    # targets holding a letter outside the 20, empty ones among them (and last)
+    odd = SequenceBatch.from_strings(["MKX", "", "AAA", "U", ""], "protein")
+    assert _nonstandard_targets(odd).tolist() == [True, False, False, True, False]
 
 
 _FAKE_GASAL2 = '''#!{python}

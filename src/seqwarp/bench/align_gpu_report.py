@@ -291,7 +291,11 @@ def _print_tables(record: dict[str, Any], console: Console) -> None:
     )
     gpu_peers = [r for r in rows if r["family"] in GPU_PEERS]
     if gpu_peers:
-        mine = {(r["workload"], r["output"]): r for r in rows if r["family"] not in PEERS}
+        mine = {
+            (r["workload"], r["output"]): r
+            for r in rows
+            if r["family"] not in PEERS and r["tile"] == "default"
+        }
         print_table(
             "GPU peers on the same GPU (TCUPS; the peer's own timer, and its whole run)",
             [

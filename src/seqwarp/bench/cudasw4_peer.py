@@ -51,8 +51,9 @@ def _hits(path: str) -> np.ndarray:
 
 def _nonstandard_targets(db: SequenceBatch) -> np.ndarray:
     """Whether each database sequence holds a letter outside the 20 amino acids."""
-    odd = (db.codes >= _STANDARD).astype(np.int64)
-    counts = np.add.reduceat(odd, db.offsets[:-1]) if len(odd) else np.zeros(len(db), np.int64)
+    codes = db.codes[db.offsets[0] : db.offsets[-1]]
+    odd = np.append(codes >= _STANDARD, False).astype(np.int64)  # a slot past an empty last
+    counts = np.add.reduceat(odd, db.offsets[:-1] - db.offsets[0])
     counts[db.lengths == 0] = 0
     return counts > 0
 
