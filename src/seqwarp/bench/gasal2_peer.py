@@ -3,7 +3,11 @@ short-read pairs, on the same reads and windows, on the same GPU, in the same ru
 
 GASAL2 is a CUDA library whose ``test_prog`` aligns record ``i`` of one FASTA file with record
 ``i`` of another, one pair a thread; build it for the GPU (``GPU_SM_ARCH=sm_90``,
-``MAX_QUERY_LEN`` above the longest read) and pass the program. Its local kernels are run as
+``MAX_QUERY_LEN`` above the longest read) and pass the program. Upstream's ``test_prog`` frees
+unset pointers at exit, which can end it before it prints its time, sizes its buffers from the
+last query, and fixes its pairs a launch at compile time (5,000); the build measured here
+mended the first two and reads ``GASAL_STREAM_BATCH_SIZE`` and ``GASAL_FIX`` from the
+environment (settings an upstream build ignores: every batch size then runs 5,000). Its local kernels are run as
 they are; its global kernels score the first query letter's deletion as free, so they run
 with ``GASAL_FIX=1`` where the build offers that correction, and their scores are compared
 either way. Semi-global (free end gaps on both sequences, as seqwarp's) is left out: GASAL2's
