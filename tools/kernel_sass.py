@@ -237,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{max(issued, 2 * alu)} scheduler cycles a row of a warp (an issue a cycle, two "
                 "cycles an ALU-pipe instruction)"
             )
+        else:  # no path from the loop's head to its backward branch issues them all
+            print("  common path: not found (static counts only)")
         used = re.match(r"(\d+) registers", next(iter(resources.values()), ""))
         if used:
             # the blocks' threads as _gpu_backend launches them
@@ -246,8 +248,6 @@ def main(argv: list[str] | None = None) -> int:
                 f"  registers allow {warps} warps a multiprocessor ({warps // 4} a scheduler) in "
                 f"blocks of {threads} threads (shared memory may allow fewer)"
             )
-        else:  # no path from the loop's head to its backward branch issues them all
-            print("  common path: not found (static counts only)")
         print("  " + ", ".join(f"{op} {count}" for op, count in loop.most_common(12)))
     return 0
 

@@ -172,11 +172,7 @@ def write_report(stem: str, record: dict[str, Any], console: Console) -> None:
                 for k, v in sweep.items()
             },
         )
-    mine = {
-        (r["workload"], r["output"]): r
-        for r in rows
-        if r["family"] not in PEERS and r["tile"] == "default"
-    }
+    mine = _by_workload(rows)
     peers = [r for r in rows if r["family"] == "parasail"]
     if peers:
         panels["seqwarp GPU vs parasail on every core (TCUPS, whole calls)"] = (
@@ -199,6 +195,15 @@ def write_report(stem: str, record: dict[str, Any], console: Console) -> None:
         )
     bar_chart(stem + ".png", f"seqwarp align on {record['device']}", panels, "TCUPS")
     _print_tables(record, console)
+
+
+def _by_workload(rows: list[dict]) -> dict[tuple[str, str], dict]:
+    """seqwarp's rows on its default tiles by ``(workload, output)``, for the peers' rows."""
+    return {
+        (r["workload"], r["output"]): r
+        for r in rows
+        if r["family"] not in PEERS and r["tile"] == "default"
+    }
 
 
 def _mine(mine: dict[tuple[str, str], dict], peer: dict, key: str) -> float:
@@ -291,11 +296,7 @@ def _print_tables(record: dict[str, Any], console: Console) -> None:
     )
     gpu_peers = [r for r in rows if r["family"] in GPU_PEERS]
     if gpu_peers:
-        mine = {
-            (r["workload"], r["output"]): r
-            for r in rows
-            if r["family"] not in PEERS and r["tile"] == "default"
-        }
+        mine = _by_workload(rows)
         print_table(
             "GPU peers on the same GPU (TCUPS; the peer's own timer, and its whole run)",
             [

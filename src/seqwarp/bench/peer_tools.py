@@ -26,18 +26,23 @@ def write_plain_fasta(path: str, batch: SequenceBatch) -> None:
 
 
 def run_logged(
-    command: list[str], log: list[str], env: dict[str, str] | None = None
+    command: list[str],
+    log: list[str],
+    env: dict[str, str] | None = None,
+    log_output: bool = True,
 ) -> tuple[float, str]:
     """Run ``command`` (on GPU 0 unless ``CUDA_VISIBLE_DEVICES`` says otherwise, ``env``
-    added); its wall seconds and its stdout and stderr together. The command and its output
-    go into ``log``; a failure raises with the end of its output."""
+    added); its wall seconds and its stdout and stderr together. The command goes into
+    ``log``, and its output unless ``log_output`` is false (a run that prints a line a pair);
+    a failure raises with the end of its output."""
     environment = {"CUDA_VISIBLE_DEVICES": "0", **os.environ, **(env or {})}
     began = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
     wall = time.perf_counter() - began
     settings = " ".join(f"{k}={v}" for k, v in (env or {}).items())
     log += [f"$ {settings} {' '.join(command)}".replace("$  ", "$ ")]
-    log += [line for line in (done.stdout + done.stderr).splitlines() if "query_name=" not in line]
+    if log_output:
+        log += (done.stdout + done.stderr).splitlines()
     if done.returncode != 0:
         tail = (done.stdout + done.stderr)[-2000:]
         raise RuntimeError(f"{os.path.basename(command[0])} exited with {done.returncode}: {tail}")

@@ -478,6 +478,8 @@ __device__ __forceinline__ void fused_row(typename L::V (&hg)[K], typename L::V 
                                           unsigned (&packed)[WORDS]) {
     using V = typename L::V;
     unsigned part[FLAGS ? K : 1];
+    V go{};  // relu_row: +go in each lane
+    if constexpr (relu_row<MODE, L, FLAGS>()) go = L::from_bits(__vneg2(L::bits(v_go)));
 #pragma unroll
     for (int c = 0; c < K; ++c) {
         const V diag = c == 0 ? diag_left : hg[c - 1];
@@ -489,7 +491,7 @@ __device__ __forceinline__ void fused_row(typename L::V (&hg)[K], typename L::V 
             // u + go = max(diag + s + go, up, 0): one VIADDMNMX.RELU on the ALU pipe and two
             // VIADD.16x2 beside it, for the two maxima of the form below
             const V ds = L::add(diag, sub[c]);
-            sub[c] = L::add(L::add_max_relu(ds, L::from_bits(__vneg2(L::bits(v_go))), up), v_go);
+            sub[c] = L::add(L::add_max_relu(ds, go, up), v_go);
         } else {
             const V ds = MODE == LOCAL ? L::add_max(diag, sub[c], v_go) : L::add(diag, sub[c]);
             sub[c] = L::add_max(up, v_go, ds);
