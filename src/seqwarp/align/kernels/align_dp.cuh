@@ -443,14 +443,25 @@ __host__ __device__ constexpr bool two_column_max() {
     return K >= 32;
 }
 
-// local rows of a 16-bit lane without flags take u from max(diag + s + go, up, 0) - go: the
-// same value (no lane wraps: values stay far inside 16 bits), one ALU-pipe instruction
+// local linear rows of a 16-bit lane without flags take u from max(diag + s + go, up, 0) - go:
+// the same value (no lane wraps: values stay far inside 16 bits), one ALU-pipe instruction
 // instead of two, its adds VIADD.16x2, which issue beside the ALU pipe (29 T against 16 T
 // instructions a second mixed with VIADDMNMX on the H200:
 // bench/results/align-gpu-viadd-pipe-experiment-h200-2026-12-04.log)
-template <int MODE, class L, bool FLAGS>
+template <int MODE, bool AFFINE, class L, bool FLAGS>
 __host__ __device__ constexpr bool relu_row() {
-    return MODE == LOCAL && L::PAIRS == 2 && !FLAGS;
+    return MODE == LOCAL && !AFFINE && L::FUSED && L::PAIRS == 2 && !FLAGS;
+}
+
+// local affine rows of a 16-bit lane without flags hold H itself, not hg = H - go (align_dp's
+// `shift`): H = max(H_d + s, E, F, 0) is then one VIMNMX3.RELU, and H - go, which both E of
+// the next row and F of the next column take, one VIADD.16x2 beside the ALU pipe: 3
+// ALU-pipe instructions a column instead of 4 (CUDASW++4.0's DPX rows take the same form),
+// the row's chain F -> H -> H - go three instructions a column. The values are those of the
+// hg form plus go; none comes nearer the 16-bit limits than the scores themselves
+template <int MODE, bool AFFINE, class L, bool FLAGS>
+__host__ __device__ constexpr bool holds_true_h() {
+    return MODE == LOCAL && AFFINE && L::FUSED && L::PAIRS == 2 && !FLAGS;
 }
 
 // offset-form rows of a 16-bit lane without flags as G = max(G_d + s', up, side): the add a
@@ -462,6 +473,28 @@ __host__ __device__ constexpr bool relu_row() {
 template <bool AFFINE, class L, int K, bool FLAGS>
 __host__ __device__ constexpr bool max3_row() {
     return L::PAIRS == 2 && !FLAGS && (AFFINE || !two_column_max<K>());
+}
+
+// holds_true_h's row of the thread's K cells: hg holds H, and e enters as E of row i and
+// leaves as that of row i + 1, computed here from the row's H - go (not at the next row from
+// H: one add a cell for both E and F). `diag_left` and `left`: H of the left neighbour's last
+// column at rows i - 1 and i; `f` enters as its F and leaves as this thread's last column's
+template <class L, int K>
+__device__ __forceinline__ void true_h_row(typename L::V (&hg)[K], typename L::V (&e)[K],
+                                           typename L::V (&sub)[K], typename L::V diag_left,
+                                           typename L::V left, typename L::V& f,
+                                           typename L::V v_go, typename L::V v_ge) {
+    using V = typename L::V;
+#pragma unroll
+    for (int c = 0; c < K; ++c) sub[c] = L::add(c == 0 ? diag_left : hg[c - 1], sub[c]);
+    V gap_left = L::add(left, v_go);  // H - go of the column before
+#pragma unroll
+    for (int c = 0; c < K; ++c) {
+        f = L::add_max(f, v_ge, gap_left);  // F = max(F[i][j-1] - ge, H[i][j-1] - go)
+        hg[c] = L::max3_relu(sub[c], e[c], f);
+        gap_left = L::add(hg[c], v_go);
+        e[c] = L::add_max(e[c], v_ge, gap_left);  // E[i+1][j], off the chain
+    }
 }
 
 // one row of the thread's K cells, a fused lane in the plain form (the recurrence at the top):
@@ -479,7 +512,7 @@ __device__ __forceinline__ void fused_row(typename L::V (&hg)[K], typename L::V 
     using V = typename L::V;
     unsigned part[FLAGS ? K : 1];
     V go{};  // relu_row: +go in each lane
-    if constexpr (relu_row<MODE, L, FLAGS>()) go = L::from_bits(__vneg2(L::bits(v_go)));
+    if constexpr (relu_row<MODE, AFFINE, L, FLAGS>()) go = L::from_bits(__vneg2(L::bits(v_go)));
 #pragma unroll
     for (int c = 0; c < K; ++c) {
         const V diag = c == 0 ? diag_left : hg[c - 1];
@@ -487,7 +520,7 @@ __device__ __forceinline__ void fused_row(typename L::V (&hg)[K], typename L::V 
         if constexpr (AFFINE) e[c] = L::add_max(e[c], v_ge, hg[c]);
         const V up = AFFINE ? e[c] : hg[c];
         // u = max(diag + s, up - go)  (local: and -go, i.e. H >= 0)
-        if constexpr (relu_row<MODE, L, FLAGS>()) {
+        if constexpr (relu_row<MODE, AFFINE, L, FLAGS>()) {
             // u + go = max(diag + s + go, up, 0): one VIADDMNMX.RELU on the ALU pipe and two
             // VIADD.16x2 beside it, for the two maxima of the form below
             const V ds = L::add(diag, sub[c]);
@@ -583,12 +616,12 @@ __device__ __forceinline__ void track_local_best(const typename L::V (&hg)[K],
 template <class L, int K, class At>
 __device__ __forceinline__ void local_best_candidates(typename L::V local_best,
                                                       const int (&local_row)[L::PAIRS], int c0,
-                                                      int go, const uint4* snapshots, At at,
+                                                      int shift, const uint4* snapshots, At at,
                                                       End (&best)[L::PAIRS]) {
 #pragma unroll
     for (int k = 0; k < L::PAIRS; ++k) {
-        const int b = L::lane(local_best, k);
-        if (b + go > 0) {
+        const int b = L::lane(local_best, k);  // H - shift of the best cell
+        if (b + shift > 0) {
             int j = 0;
 #pragma unroll
             for (int v = K / 4 - 1; v >= 0; --v) {
@@ -598,7 +631,7 @@ __device__ __forceinline__ void local_best_candidates(typename L::V local_best,
                 for (int c = 3; c >= 0; --c)
                     if (L::lane(L::from_bits(w[c]), k) == b) j = c0 + 4 * v + c + 1;
             }
-            const End cand{b + go, local_row[k], j};
+            const End cand{b + shift, local_row[k], j};
             if (beats(cand, best[k])) best[k] = cand;
         }
     }
@@ -840,6 +873,9 @@ __device__ __forceinline__ void align_dp(
     constexpr int PUBLISH_EVERY = CLUSTER > 1 ? 32 : 1;
     constexpr int HANDED_WORDS = REBASED ? 4 : 2;
     const V v_go = L::splat(-go);                          // - gap open
+    // the registers hold H - shift (the plain form's hg = H - go, or holds_true_h's H)
+    constexpr bool TRUE_H = holds_true_h<MODE, AFFINE, L, FLAGS>();
+    const int shift = TRUE_H ? 0 : go;
     const V v_reopen = L::splat(ge - go);                  // offset form: opening less extending
     const V v_ge = L::splat(-ge);                          // - gap extend
     const V v_neg = L::neg();                              // minus infinity of the lane
@@ -912,17 +948,18 @@ __device__ __forceinline__ void align_dp(
 #pragma unroll
         for (int c = 0; c < K; ++c) {
             hg[c] = L::splat(OFFSET ? offset_boundary<MODE>(c0 + c + 1, go, ge) - base[0]
-                                    : boundary<MODE>(c0 + c + 1, go, ge) - go);
-            e[c] = v_neg;
+                                    : boundary<MODE>(c0 + c + 1, go, ge) - shift);
+            // TRUE_H: E of row 1, as true_h_row keeps it
+            e[c] = TRUE_H ? L::splat(boundary<MODE>(c0 + c + 1, go, ge) - go) : v_neg;
         }
         V diag_left = L::splat(OFFSET ? offset_boundary<MODE>(c0, go, ge) - base[0]
-                                      : boundary<MODE>(c0, go, ge) - go);  // hg[i-1][c0]
+                                      : boundary<MODE>(c0, go, ge) - shift);  // hg[i-1][c0]
         V left = v_neg, f_left = v_neg;                   // hg[i][c0], F[i][c0] from the left
-        // local: the running best, from hg of H = 0 (ENDS: snapshots record only rows that
+        // local: the running best, from H = 0 (ENDS: snapshots record only rows that
         // beat it); without ends from the lane's floor (H >= 0 comes from best's start at 0):
         // from -go, CUDA 13's ptxas compiled the linear kernels' fold of their first row as a
         // VIMNMX3 with +go (the uniform register of go without its negation)
-        V local_best = ENDS ? L::splat(-go) : v_neg;
+        V local_best = ENDS ? L::splat(-shift) : v_neg;
         int local_row[PAIRS] = {};                        // local: the step of each one
         // global / semi-global: whether this thread holds column n of a pair, and the row at
         // which it records an end (-1: none)
@@ -1015,7 +1052,7 @@ __device__ __forceinline__ void align_dp(
         // hg of column 0 at thread 0's row (s + 1): -(go + s * ge) - go in global mode, else -go
         // (offset form: G of column 0, ge - go in global mode, (s + 1) * ge else)
         unsigned edge_bits = L::bits(L::splat(OFFSET ? offset_boundary<MODE>(1, go, ge) - base[0]
-                                                     : boundary<MODE>(1, go, ge) - go));
+                                                     : boundary<MODE>(1, go, ge) - shift));
         const int iterations = Mw + G - 1;
         // whether this thread hands its last column on to the next stripe, row by row
         const bool hands_on = !HAND_WINDOWS && t == G - 1 && stripe + 1 < stripes;
@@ -1139,6 +1176,8 @@ __device__ __forceinline__ void align_dp(
                         }
                         h_left = hg[c];
                     }
+                } else if constexpr (TRUE_H) {
+                    true_h_row<L, K>(hg, e, sub, diag_left, left, f, v_go, v_ge);
                 } else if constexpr (L::FUSED) {
                     fused_row<MODE, AFFINE, L, K, FLAGS>(hg, e, sub, diag_left, left, f, v_go,
                                                          v_ge, packed);
@@ -1302,11 +1341,12 @@ __device__ __forceinline__ void align_dp(
         if constexpr (MODE == LOCAL && ENDS) {
 #pragma unroll
             for (int k = 0; k < PAIRS; ++k) local_row[k] += 1 - t;  // step s held row s - t + 1
-            local_best_candidates<L, K>(local_best, local_row, c0, go, snapshots, snapshot_at, best);
+            local_best_candidates<L, K>(local_best, local_row, c0, shift, snapshots, snapshot_at,
+                                        best);
         } else if constexpr (MODE == LOCAL) {
 #pragma unroll
             for (int k = 0; k < PAIRS; ++k)
-                best[k].score = max(best[k].score, L::lane(local_best, k) + go);
+                best[k].score = max(best[k].score, L::lane(local_best, k) + shift);
         }
         __syncwarp();  // the next stripe reads what this one wrote
     }

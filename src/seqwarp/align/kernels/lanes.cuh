@@ -8,7 +8,8 @@
 // Contents
 //   1. LaneS32    one pair per group, exact int32 (any score the API accepts)
 //   2. LaneS16x2  two pairs per group, Hopper DPX on signed 16-bit halves
-//                 (__viaddmax_s16x2 / __vmaxs2 / __viaddmax_s16x2_relu: one SASS op each);
+//                 (__viaddmax_s16x2 / __vmaxs2 / __viaddmax_s16x2_relu /
+//                 __vimax3_s16x2_relu: one SASS op each);
 //      LaneS16x2Bytes  the same with an 8-bit substitution profile
 //      LaneS16x2Paired the same with a profile of both pairs' scores a word (shared queries)
 //      LaneS16x2Table  the same reading its scores from a block's table of letter classes
@@ -27,7 +28,7 @@
 // value, and in which lanes the value is the greater), gt_mask (all ones in each lane where
 // a > b), blend (bits of a where mask is set, else of b) and lane (one lane as an int).
 // The fused lanes also have differs (1 at each lane's lowest bit where a != b), for the
-// traceback's direction flags.
+// traceback's direction flags, and the 16-bit ones max3_relu (max(a, b, c, 0)).
 
 #ifndef SEQWARP_LANES_CUH
 #define SEQWARP_LANES_CUH
@@ -93,6 +94,7 @@ struct LaneS16x2 {
     __device__ static V add_max_relu(V a, V b, V c) { return __viaddmax_s16x2_relu(a, b, c); }
     __device__ static V max2(V a, V b) { return __vmaxs2(a, b); }
     __device__ static V max3(V a, V b, V c) { return __vimax3_s16x2(a, b, c); }
+    __device__ static V max3_relu(V a, V b, V c) { return __vimax3_s16x2_relu(a, b, c); }
     // max(best, x), and in which halves x is the greater: where the maximum changed the bits
     __device__ static V improve(V best, V x, bool (&grew)[PAIRS]) {
         const V r = __vmaxs2(best, x);
