@@ -63,7 +63,7 @@ struct LaneS32 {
         return max(best, x);
     }
     __device__ static unsigned gt_mask(V a, V b) { return a > b ? 0xffffffffu : 0u; }
-    __device__ static unsigned differs(V a, V b) { return min((unsigned)(a ^ b), 1u); }
+    __device__ static unsigned differs(V a, V b) { return min((unsigned)(a - b), 1u); }
     __device__ static V blend(unsigned mask, V a, V b) { return mask ? a : b; }
     __device__ static int lane(V v, int) { return v; }
     __device__ static V neg() { return NEG; }
@@ -104,9 +104,10 @@ struct LaneS16x2 {
         return r;
     }
     __device__ static unsigned gt_mask(V a, V b) { return __vcmpgts2(a, b); }
-    // XOR, then a minimum with 1 in each unsigned half (one VIMNMX.U16x2): __vcmpne2 has no
-    // single instruction on Hopper
-    __device__ static unsigned differs(V a, V b) { return __vminu2(a ^ b, 0x00010001u); }
+    // the difference's minimum with 1 in each unsigned half (0 only where the halves are
+    // equal): one VIADDMNMX.U16x2 with b negated, where an XOR and then the minimum took two
+    // ALU-pipe instructions (__vcmpne2 has no single instruction on Hopper)
+    __device__ static unsigned differs(V a, V b) { return __vminu2(__vsub2(a, b), 0x00010001u); }
     __device__ static V blend(unsigned mask, V a, V b) { return (a & mask) | (b & ~mask); }
     __device__ static int lane(V v, int k) { return (int)(short)(k ? v >> 16 : v & 0xffffu); }
     __device__ static V neg() { return splat(NEG); }
