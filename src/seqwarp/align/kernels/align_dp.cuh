@@ -469,10 +469,14 @@ __host__ __device__ constexpr bool holds_true_h() {
 // column fewer (with affine gaps F' then comes from G of the column before, a longer chain
 // along the row than short_f_chain's, and still faster): 512 bp global linear kernels +14 %,
 // global affine +4 %, semi-global +8-11 %
-// (bench/results/align-gpu-max3-rows-experiment-h200-2026-12-04.log)
-template <bool AFFINE, class L, int K, bool FLAGS>
+// (bench/results/align-gpu-max3-rows-experiment-h200-2026-12-04.log). Not on split warps
+// nor the rebased lane (long pairs): there the longer chain, with 8 warps a pair set, and
+// the spills it brought at 128 registers (the rebased semi-global kernel 40 -> 156 bytes of
+// spill loads) made PBSIM reads' semi-global affine kernels 3.21 -> 2.68 TCUPS
+template <bool AFFINE, class L, int K, bool FLAGS, int SPLIT>
 __host__ __device__ constexpr bool max3_row() {
-    return L::PAIRS == 2 && !FLAGS && (AFFINE || !two_column_max<K>());
+    return L::PAIRS == 2 && !FLAGS && !L::REBASED && SPLIT == 1 &&
+           (AFFINE || !two_column_max<K>());
 }
 
 // holds_true_h's row of the thread's K cells: hg holds H, and e enters as E of row i and
@@ -1143,7 +1147,7 @@ __device__ __forceinline__ void align_dp(
                 constexpr int CELLS = packed_cells<AFFINE, L>();
                 unsigned packed[FLAGS ? (K + CELLS - 1) / CELLS : 1] = {};
                 if constexpr (OFFSET) {
-                    constexpr bool MAX3 = max3_row<AFFINE, L, K, FLAGS>();
+                    constexpr bool MAX3 = max3_row<AFFINE, L, K, FLAGS, SPLIT>();
 #pragma unroll
                     for (int c = 0; c < K; ++c) {
                         // E' = max(E'[i-1][j], G[i-1][j] - (go - ge)); u = max(G_d + s', up)
