@@ -443,14 +443,14 @@ __host__ __device__ constexpr bool two_column_max() {
     return K >= 32;
 }
 
-// local linear rows of a 16-bit lane without flags take u from max(diag + s + go, up, 0) - go:
-// the same value (no lane wraps: values stay far inside 16 bits), one ALU-pipe instruction
-// instead of two, its adds VIADD.16x2, which issue beside the ALU pipe (29 T against 16 T
-// instructions a second mixed with VIADDMNMX on the H200:
-// bench/results/align-gpu-viadd-pipe-experiment-h200-2026-12-04.log)
-template <int MODE, bool AFFINE, class L, bool FLAGS>
+// local rows of a 16-bit lane without flags that hold hg (linear gaps, or end cells: not
+// holds_true_h's) take u from max(diag + s + go, up, 0) - go: the same value (no lane wraps:
+// values stay far inside 16 bits), one ALU-pipe instruction instead of two, its adds
+// VIADD.16x2, which issue beside the ALU pipe (29 T against 16 T instructions a second mixed
+// with VIADDMNMX on the H200: bench/results/align-gpu-viadd-pipe-experiment-h200-2026-12-04.log)
+template <int MODE, class L, bool FLAGS>
 __host__ __device__ constexpr bool relu_row() {
-    return MODE == LOCAL && !AFFINE && L::FUSED && L::PAIRS == 2 && !FLAGS;
+    return MODE == LOCAL && L::PAIRS == 2 && !FLAGS;
 }
 
 // local affine rows of a 16-bit lane without flags hold H itself, not hg = H - go (align_dp's
@@ -458,10 +458,13 @@ __host__ __device__ constexpr bool relu_row() {
 // the next row and F of the next column take, one VIADD.16x2 beside the ALU pipe: 3
 // ALU-pipe instructions a column instead of 4 (CUDASW++4.0's DPX rows take the same form),
 // the row's chain F -> H -> H - go three instructions a column. The values are those of the
-// hg form plus go; none comes nearer the 16-bit limits than the scores themselves
-template <int MODE, bool AFFINE, class L, bool FLAGS>
+// hg form plus go; none comes nearer the 16-bit limits than the scores themselves. Scores
+// alone (!ENDS) only: with end cells the 8 x 24 kernel took 138 registers instead of 114
+// (12 warps a multiprocessor instead of 16), not measured on the device; those keep the form
+// below
+template <int MODE, bool AFFINE, class L, bool FLAGS, bool ENDS>
 __host__ __device__ constexpr bool holds_true_h() {
-    return MODE == LOCAL && AFFINE && L::FUSED && L::PAIRS == 2 && !FLAGS;
+    return MODE == LOCAL && AFFINE && L::FUSED && L::PAIRS == 2 && !FLAGS && !ENDS;
 }
 
 // offset-form rows of a 16-bit lane without flags as G = max(G_d + s', up, side): the add a
@@ -516,7 +519,7 @@ __device__ __forceinline__ void fused_row(typename L::V (&hg)[K], typename L::V 
     using V = typename L::V;
     unsigned part[FLAGS ? K : 1];
     V go{};  // relu_row: +go in each lane
-    if constexpr (relu_row<MODE, AFFINE, L, FLAGS>()) go = L::from_bits(__vneg2(L::bits(v_go)));
+    if constexpr (relu_row<MODE, L, FLAGS>()) go = L::from_bits(__vneg2(L::bits(v_go)));
 #pragma unroll
     for (int c = 0; c < K; ++c) {
         const V diag = c == 0 ? diag_left : hg[c - 1];
@@ -524,7 +527,7 @@ __device__ __forceinline__ void fused_row(typename L::V (&hg)[K], typename L::V 
         if constexpr (AFFINE) e[c] = L::add_max(e[c], v_ge, hg[c]);
         const V up = AFFINE ? e[c] : hg[c];
         // u = max(diag + s, up - go)  (local: and -go, i.e. H >= 0)
-        if constexpr (relu_row<MODE, AFFINE, L, FLAGS>()) {
+        if constexpr (relu_row<MODE, L, FLAGS>()) {
             // u + go = max(diag + s + go, up, 0): one VIADDMNMX.RELU on the ALU pipe and two
             // VIADD.16x2 beside it, for the two maxima of the form below
             const V ds = L::add(diag, sub[c]);
@@ -878,7 +881,7 @@ __device__ __forceinline__ void align_dp(
     constexpr int HANDED_WORDS = REBASED ? 4 : 2;
     const V v_go = L::splat(-go);                          // - gap open
     // the registers hold H - shift (the plain form's hg = H - go, or holds_true_h's H)
-    constexpr bool TRUE_H = holds_true_h<MODE, AFFINE, L, FLAGS>();
+    constexpr bool TRUE_H = holds_true_h<MODE, AFFINE, L, FLAGS, ENDS>();
     const int shift = TRUE_H ? 0 : go;
     const V v_reopen = L::splat(ge - go);                  // offset form: opening less extending
     const V v_ge = L::splat(-ge);                          // - gap extend
