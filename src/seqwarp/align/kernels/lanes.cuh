@@ -63,7 +63,8 @@ struct LaneS32 {
         return max(best, x);
     }
     __device__ static unsigned gt_mask(V a, V b) { return a > b ? 0xffffffffu : 0u; }
-    __device__ static unsigned differs(V a, V b) { return min((unsigned)(a - b), 1u); }
+    // the difference in unsigned arithmetic (it wraps instead of overflowing): 0 only if a == b
+    __device__ static unsigned differs(V a, V b) { return min((unsigned)a - (unsigned)b, 1u); }
     __device__ static V blend(unsigned mask, V a, V b) { return mask ? a : b; }
     __device__ static int lane(V v, int) { return v; }
     __device__ static V neg() { return NEG; }
