@@ -16,7 +16,9 @@ Of the common path it also counts what issues to the integer ALU pipe, the one t
 the score kernels (DPX min/max, logic, byte permutes, compares, selects; not IMAD, which the
 FMA pipe takes), and from the registers the warps a multiprocessor holds: fewer ALU-pipe
 instructions pay only with enough warps to hide the latency they leave exposed
-(``bench/README.md``, "Local affine scores in offset binary").
+(``bench/README.md``, "Local affine scores in offset binary"). Each kernel's SASS digest (its
+instructions without addresses or encodings) shows whether a change to the sources left it as
+it was: run the tool in two checkouts (``git worktree``) and compare the digests.
 
     python tools/kernel_sass.py                                  # 512 bp DNA, protein search
     python tools/kernel_sass.py local:affine:s16x2:8:32          # mode:gap:lane:columns:group
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
 import re
 import subprocess
 import sys
@@ -71,6 +74,16 @@ _LINE = re.compile(
     r"^\s+/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z0-9_]+)(\.[A-Za-z0-9_.]+)?(.*)$"
 )
 _TARGET = re.compile(r"0x([0-9a-f]+)")
+# an instruction's address and encoding comments, left out of the SASS digest
+_NOT_CODE = re.compile(r"/\*[0-9a-f]{4,}\*/|/\* 0x[0-9a-f]+ \*/")
+
+
+def sass_digest(sass: str) -> str:
+    """A short digest of the instructions in ``sass`` (cuobjdump's text without addresses and
+    encodings): equal digests mean the same code, so a rewrite of the source can be shown to
+    leave a kernel as it was, e.g. across two revisions."""
+    code = "\n".join(_NOT_CODE.sub("", line).strip() for line in sass.splitlines() if "/*" in line)
+    return hashlib.sha256(code.encode()).hexdigest()[:12]
 
 
 def _parse(spec: str) -> tuple[str, bool, str, int, int, int]:
@@ -249,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"blocks of {threads} threads (shared memory may allow fewer)"
             )
         print("  " + ", ".join(f"{op} {count}" for op, count in loop.most_common(12)))
+        print(f"  SASS digest {sass_digest(sass)} (equal digests: the same instructions)")
     return 0
 
 
