@@ -460,8 +460,8 @@ __host__ __device__ constexpr bool relu_row() {
 // the row's chain F -> H -> H - go three instructions a column. The values are those of the
 // hg form plus go; none comes nearer the 16-bit limits than the scores themselves. Scores
 // alone (!ENDS) only: with end cells the 8 x 24 kernel took 138 registers instead of 114
-// (12 warps a multiprocessor instead of 16), not measured on the device; those keep the form
-// below
+// (12 warps a multiprocessor instead of 16), not measured on the device; those keep
+// relu_row's form
 template <int MODE, bool AFFINE, class L, bool FLAGS, bool ENDS>
 __host__ __device__ constexpr bool holds_true_h() {
     return MODE == LOCAL && AFFINE && L::FUSED && L::PAIRS == 2 && !FLAGS && !ENDS;
