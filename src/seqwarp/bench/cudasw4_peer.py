@@ -51,11 +51,10 @@ def _hits(path: str) -> np.ndarray:
 
 def _nonstandard_targets(db: SequenceBatch) -> np.ndarray:
     """Whether each database sequence holds a letter outside the 20 amino acids."""
-    codes = db.codes[db.offsets[0] : db.offsets[-1]]
-    odd = np.append(codes >= _STANDARD, False).astype(np.int64)  # a slot past an empty last
-    counts = np.add.reduceat(odd, db.offsets[:-1] - db.offsets[0])
-    counts[db.lengths == 0] = 0
-    return counts > 0
+    odd = db.codes[db.offsets[0] : db.offsets[-1]] >= _STANDARD
+    before = np.concatenate(([0], np.cumsum(odd)))  # odd letters before each residue
+    ends = db.offsets - db.offsets[0]
+    return before[ends[1:]] > before[ends[:-1]]
 
 
 def cudasw4_protein(

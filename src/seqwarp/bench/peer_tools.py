@@ -7,8 +7,6 @@ import os
 import subprocess
 import time
 
-import numpy as np
-
 from ..sequences import SequenceBatch
 
 __all__ = ["run_logged", "write_plain_fasta"]
@@ -17,8 +15,7 @@ __all__ = ["run_logged", "write_plain_fasta"]
 def write_plain_fasta(path: str, batch: SequenceBatch) -> None:
     """Write ``batch`` as FASTA named by index, one line a sequence, uncompressed (the peers
     read single-line records at full speed, and their hits map back without ambiguity)."""
-    letters = np.frombuffer(batch.alphabet.symbols.encode(), dtype=np.uint8)
-    text = letters[batch.codes[batch.offsets[0] : batch.offsets[-1]]].tobytes()
+    text = batch.alphabet.decode(batch.codes[batch.offsets[0] : batch.offsets[-1]]).encode()
     offsets = batch.offsets - batch.offsets[0]
     with open(path, "wb") as handle:
         for k in range(len(batch)):
@@ -39,8 +36,7 @@ def run_logged(
     began = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
     wall = time.perf_counter() - began
-    settings = " ".join(f"{k}={v}" for k, v in (env or {}).items())
-    log += [f"$ {settings} {' '.join(command)}".replace("$  ", "$ ")]
+    log.append(" ".join(["$", *(f"{k}={v}" for k, v in (env or {}).items()), *command]))
     if log_output:
         log += (done.stdout + done.stderr).splitlines()
     if done.returncode != 0:
