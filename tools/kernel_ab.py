@@ -1,4 +1,4 @@
-"""Time the score kernels of a git revision (or a folder of them) against the working tree's.
+"""Time the score kernels (or the traceback's) of a revision or folder against the tree's.
 
 Each workload is staged with both kernel sources (``_gpu_backend.stage``: the engine's default
 lanes and tiles), their results compared pair by pair, and the kernels alone timed in turn,
@@ -17,6 +17,13 @@ or affine 2/1) at 512 bp (global linear and affine, semi-global and local affine
 (global linear, local affine); protein: one real query of 100, 300 and 1000 residues against
 ``--database`` shuffled proteins (BLOSUM62 11/1, local). Only kernel sources differ between
 the two sides: the Python code is the working tree's.
+
+``--traceback``: the traceback's kernels instead (band or whole-matrix fill, walk, packing),
+on the benchmark's traceback pairs (a million 125 bp reads, 244,140 of 512 bp, the seeds of
+``bench align-gpu``): each side's fields and CIGARs compared, and each phase timed as the
+benchmark times it (``_traceback_kernel_seconds``: CUDA events between the kernels of chunks
+that run back to back, median of ``--repeats`` calls), beside the score kernels' speed on the
+same pairs, so that the traceback's share of it reads as the benchmark's criterion does.
 """
 
 from __future__ import annotations
@@ -32,9 +39,10 @@ from pathlib import Path
 import numpy as np
 
 from seqwarp import cuda
-from seqwarp.align import _gpu_backend
+from seqwarp.align import _gpu_backend, _gpu_traceback
 from seqwarp.bench import proteins
-from seqwarp.bench.align_gpu_measure import _results, _time_kernels
+from seqwarp.bench.align_gpu_measure import _results, _time_kernels, _traceback_kernel_seconds
+from seqwarp.bench.align_gpu_plan import Workload
 from seqwarp.bench.workloads import load_genome, simulate_batches
 from seqwarp.scoring import Scoring
 
@@ -104,6 +112,89 @@ def _workloads(data: Path, database: int) -> Iterator[tuple[str, tuple]]:
         )
 
 
+def _traceback_workloads(data: Path) -> Iterator[tuple[str, Workload]]:
+    """(name, workload) of each traceback A/B: the benchmark's reads and windows."""
+    _, genome = load_genome(str(data / "genome.fa.gz"))
+    for length, pairs, cases in (
+        (125, 1_000_000, (("GL", "global", 1), ("GA", "global", 2), ("SL", "semi-global", 1),
+                          ("LL", "local", 1), ("LA", "local", 2))),
+        (512, 244_140, (("GL", "global", 1), ("GA", "global", 2), ("LA", "local", 2))),
+    ):  # fmt: skip
+        queries, targets, _ = simulate_batches(genome, length, pairs, seed=1 + length)
+        for short, mode, gap_open in cases:
+            s = Scoring.dna(2, -1, gap_open, 1)
+            yield f"{length} {short}", Workload(short, "short", length, queries, targets, s, mode)
+
+
+def _ab_traceback(data: Path, sides: dict[str, Path | None], rounds: int, repeats: int) -> list:
+    """One row a traceback workload: equal results, phases and TCUPS of each side."""
+    rows = []
+    for name, work in _traceback_workloads(data):
+        s, pairs = work.scoring, len(work.queries)
+        index = np.arange(pairs, dtype=np.int64)
+        args = (work.queries, work.targets, index, index, s.matrix, work.mode, s.gap_open,
+                s.gap_extend)  # fmt: skip
+        _use_sources(None)  # the score kernels as the benchmark's score-only rows run them
+        staged = _gpu_backend.stage(*args, ends=work.mode != "local")
+        score = statistics.median(_time_kernels(staged, repeats) for _ in range(rounds))
+        del staged
+        results = {}
+        for side, source in sides.items():
+            _use_sources(source)
+            fields, cigars = _gpu_traceback.align(*args)
+            results[side] = (np.asarray(fields), cigars.codes, cigars.offsets)
+        equal = all(np.array_equal(a, b) for a, b in zip(*results.values(), strict=True))
+        phases: dict[str, list[dict]] = {side: [] for side in sides}
+        for _ in range(rounds):
+            for side, source in sides.items():
+                _use_sources(source)
+                phases[side].append(_traceback_kernel_seconds(work, index, repeats))
+        row = {"workload": name, "pairs": pairs, "equal": equal,
+               "score_tcups": work.cells / score / 1e12}  # fmt: skip
+        for side, runs in phases.items():
+            row[side] = {phase: statistics.median(r[phase] for r in runs) for phase in runs[0]}
+            row[f"{side}_tcups"] = work.cells / sum(row[side].values()) / 1e12
+        rows.append(row)
+        ms = {side: " ".join(f"{k} {v * 1e3:.2f}" for k, v in row[side].items()) for side in sides}
+        print(
+            f"{name:8s} equal {equal}  of score {row['base_tcups'] / row['score_tcups']:.3f} -> "
+            f"{row['tree_tcups'] / row['score_tcups']:.3f}  x{row['tree_tcups'] / row['base_tcups']:.3f}"
+            f"  base ms: {ms['base']}  tree ms: {ms['tree']}",
+            flush=True,
+        )
+    return rows
+
+
+def _ab_scores(
+    data: Path, database: int, sides: dict[str, Path | None], rounds: int, repeats: int
+) -> list:
+    """One row a score workload: equal results and each side's TCUPS."""
+    rows = []
+    for name, args in _workloads(data, database):
+        q, t = args[0].lengths[args[2]], args[1].lengths[args[3]]
+        cells = float(np.sum(q.astype(np.float64) * t))
+        staged, results = {}, {}
+        for side, source in sides.items():
+            _use_sources(source)
+            staged[side] = _gpu_backend.stage(*args)
+            results[side] = _results(staged[side], len(args[2]))
+        equal = int(np.sum(np.all(results["base"] == results["tree"], axis=1)))
+        times: dict[str, list[float]] = {side: [] for side in sides}
+        for _ in range(rounds):
+            for side in sides:
+                times[side].append(_time_kernels(staged[side], repeats))
+        tcups = {side: cells / statistics.median(times[side]) / 1e12 for side in sides}
+        rows.append({"workload": name, "pairs": len(args[2]), "equal": equal,
+                     "tcups": tcups, "seconds": times})  # fmt: skip
+        print(
+            f"{name:12s} equal {equal}/{len(args[2])}  base {tcups['base']:.3f}  "
+            f"tree {tcups['tree']:.3f} TCUPS  x{tcups['tree'] / tcups['base']:.3f}",
+            flush=True,
+        )
+        del staged, results
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -114,36 +205,20 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--out", type=Path, help="JSON of the rows")
+    parser.add_argument("--traceback", action="store_true", help="the traceback's kernels")
     options = parser.parse_args()
-    rows = []
     with tempfile.TemporaryDirectory() as folder:
         base = Path(options.base)
         if not base.is_dir():
             base = Path(folder)
             _checkout(options.base, base)
         sides = {"base": base, "tree": None}
-        for name, args in _workloads(options.data, options.database):
-            q, t = args[0].lengths[args[2]], args[1].lengths[args[3]]
-            cells = float(np.sum(q.astype(np.float64) * t))
-            staged, results = {}, {}
-            for side, source in sides.items():
-                _use_sources(source)
-                staged[side] = _gpu_backend.stage(*args)
-                results[side] = _results(staged[side], len(args[2]))
-            equal = int(np.sum(np.all(results["base"] == results["tree"], axis=1)))
-            times: dict[str, list[float]] = {side: [] for side in sides}
-            for _ in range(options.rounds):
-                for side in sides:
-                    times[side].append(_time_kernels(staged[side], options.repeats))
-            tcups = {side: cells / statistics.median(times[side]) / 1e12 for side in sides}
-            rows.append({"workload": name, "pairs": len(args[2]), "equal": equal,
-                         "tcups": tcups, "seconds": times})  # fmt: skip
-            print(
-                f"{name:12s} equal {equal}/{len(args[2])}  base {tcups['base']:.3f}  "
-                f"tree {tcups['tree']:.3f} TCUPS  x{tcups['tree'] / tcups['base']:.3f}",
-                flush=True,
+        if options.traceback:
+            rows = _ab_traceback(options.data, sides, options.rounds, options.repeats)
+        else:
+            rows = _ab_scores(
+                options.data, options.database, sides, options.rounds, options.repeats
             )
-            del staged, results
     if options.out:
         options.out.write_text(json.dumps(rows, indent=1))
 
