@@ -156,10 +156,10 @@ def _ab_traceback(data: Path, sides: dict[str, Path | None], rounds: int, repeat
             row[f"{side}_tcups"] = work.cells / sum(row[side].values()) / 1e12
         rows.append(row)
         ms = {side: " ".join(f"{k} {v * 1e3:.2f}" for k, v in row[side].items()) for side in sides}
+        share = {side: row[f"{side}_tcups"] / row["score_tcups"] for side in sides}
         print(
-            f"{name:8s} equal {equal}  of score {row['base_tcups'] / row['score_tcups']:.3f} -> "
-            f"{row['tree_tcups'] / row['score_tcups']:.3f}  x{row['tree_tcups'] / row['base_tcups']:.3f}"
-            f"  base ms: {ms['base']}  tree ms: {ms['tree']}",
+            f"{name:8s} equal {equal}  of score {share['base']:.3f} -> {share['tree']:.3f}  "
+            f"x{share['tree'] / share['base']:.3f}  base ms: {ms['base']}  tree ms: {ms['tree']}",
             flush=True,
         )
     return rows
