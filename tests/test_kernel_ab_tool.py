@@ -1,0 +1,64 @@
+"""tools/kernel_ab.py's two sides: a revision's kernel folder, and the sources each compiles."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from seqwarp import cuda
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOL = ROOT / "tools" / "kernel_ab.py"
+KERNELS = ROOT / "src" / "seqwarp" / "align" / "kernels"
+
+
+def _tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("kernel_ab", TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sources_come_from_the_folder_then_from_the_package(tmp_path: Path) -> None:
+    tool = _tool()
+    shutil.copytree(KERNELS, tmp_path, dirs_exist_ok=True)
+    header = tmp_path / "align_band.cuh"
+    header.write_text(header.read_text() + "// the other side\n")
+    packaged = cuda.kernel_source("seqwarp.align", "align_trace.cu")
+    try:
+        tool._use_sources(tmp_path)
+        other = cuda.kernel_source("seqwarp.align", "align_trace.cu")
+        # the folder's header, inlined where the package's was
+        assert "// the other side" in other and "// the other side" not in packaged
+        assert other.replace("// the other side\n", "") == packaged
+    finally:
+        tool._use_sources(None)
+    assert cuda.kernel_source("seqwarp.align", "align_trace.cu") == packaged
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_checkout_writes_a_revisions_kernel_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)  # the tool asks git in the working directory
+    inside = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True)
+    if inside.returncode != 0:
+        pytest.skip("not a git checkout")
+    tool = _tool()
+    tool._checkout("HEAD", tmp_path)
+    committed = subprocess.run(
+        ["git", "ls-tree", "--name-only", f"HEAD:{tool._KERNELS}"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(committed)
+    for name in committed:
+        shown = subprocess.run(
+            ["git", "show", f"HEAD:{tool._KERNELS}/{name}"],
+            cwd=ROOT, capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+        assert (tmp_path / name).read_text(encoding="utf-8") == shown
