@@ -42,7 +42,7 @@ from seqwarp import cuda
 from seqwarp.align import _gpu_backend, _gpu_traceback
 from seqwarp.bench import proteins
 from seqwarp.bench.align_gpu_measure import _results, _time_kernels, _traceback_kernel_seconds
-from seqwarp.bench.align_gpu_plan import Workload
+from seqwarp.bench.align_gpu_plan import Workload, dna_scoring
 from seqwarp.bench.workloads import load_genome, simulate_batches
 from seqwarp.scoring import Scoring
 
@@ -116,14 +116,16 @@ def _traceback_workloads(data: Path) -> Iterator[tuple[str, Workload]]:
     """(name, workload) of each traceback A/B: the benchmark's reads and windows."""
     _, genome = load_genome(str(data / "genome.fa.gz"))
     for length, pairs, cases in (
-        (125, 1_000_000, (("GL", "global", 1), ("GA", "global", 2), ("SL", "semi-global", 1),
-                          ("LL", "local", 1), ("LA", "local", 2))),
-        (512, 244_140, (("GL", "global", 1), ("GA", "global", 2), ("LA", "local", 2))),
+        (125, 1_000_000, (("GL", "global", "linear"), ("GA", "global", "affine"),
+                          ("SL", "semi-global", "linear"), ("LL", "local", "linear"),
+                          ("LA", "local", "affine"))),
+        (512, 244_140, (("GL", "global", "linear"), ("GA", "global", "affine"),
+                        ("LA", "local", "affine"))),
     ):  # fmt: skip
         queries, targets, _ = simulate_batches(genome, length, pairs, seed=1 + length)
-        for short, mode, gap_open in cases:
-            s = Scoring.dna(2, -1, gap_open, 1)
-            yield f"{length} {short}", Workload(short, "short", length, queries, targets, s, mode)
+        for short, mode, gap in cases:
+            work = Workload(short, "short", length, queries, targets, dna_scoring(gap), mode)
+            yield f"{length} {short}", work
 
 
 def _ab_traceback(data: Path, sides: dict[str, Path | None], rounds: int, repeats: int) -> list:
