@@ -15,6 +15,7 @@ import types
 
 import numpy as np
 import pytest
+from gpu_cases import HOPPER_SM
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -138,6 +139,7 @@ class _Kernel:
     """A score kernel stand-in: each pair of a chunk scored by the CPU engine."""
 
     shared_size_bytes = 0
+    num_regs = 64
 
     def __init__(self, scoring: tuple, lock: threading.Lock, alphabet) -> None:
         self.scoring, self.lock, self.alphabet = scoring, lock, alphabet
@@ -200,6 +202,8 @@ def cupy_on_the_host(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(_gpu_backend, "score", indexed)
     monkeypatch.setattr(_gpu_backend, "_pinned", lambda cp, dtype, shape: np.full(shape, -9, dtype))
     monkeypatch.setattr(_gpu_backend, "release_pool", lambda device: None)
+    monkeypatch.setattr(_gpu_backend, "_current_device", lambda: 0)
+    monkeypatch.setattr(_gpu_backend, "_multiprocessor", lambda ordinal: HOPPER_SM)
     monkeypatch.setattr(
         _gpu_cross, "thread_streams", lambda cp, device, count: [_Stream() for _ in range(count)]
     )

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import parasail
 import pytest
+from gpu_cases import HOPPER_SM
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,8 +29,10 @@ from seqwarp.align.plan import (
     offset_bound,
     rebased_reach,
     rebased_step,
+    resident_blocks,
     score_bound,
     shape_key,
+    shared_carveout,
     tile_cost,
     tile_runs,
 )
@@ -1057,7 +1060,8 @@ def test_split_grid_takes_a_block_of_warps_per_pair_set() -> None:
 
 def test_clusters_from_compute_capability_9(monkeypatch: pytest.MonkeyPatch) -> None:
     """Cluster sizes by compute capability: none before 9.0, the portable 8, 4 and 2 from it;
-    a grid of clusters takes a block per cluster member, all of L1 as shared memory."""
+    a grid of clusters takes a block per cluster member, and of L1 as shared memory what the
+    blocks a multiprocessor holds take."""
     found = {}
     for capability in ("80", "90", "100", "120"):
         device = types.SimpleNamespace(compute_capability=capability)
@@ -1073,12 +1077,17 @@ def test_clusters_from_compute_capability_9(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(_gpu_backend, "_CLUSTERS", (4, 2))
     assert _gpu_backend._cluster_sizes(0) == (4, 2)
 
-    kernel = types.SimpleNamespace(shared_size_bytes=0)
+    # a cluster's block of 8 warps of 128 registers, each warp's profile 2 x 6 x 1,024 bytes:
+    # 2 blocks a multiprocessor, 2 x (98,304 + 1,024) bytes = 85.1 % of its shared memory
+    kernel = types.SimpleNamespace(shared_size_bytes=0, num_regs=128)
     launch = _gpu_backend._Launch("s16x2", "s16x2-bytes-rebased", 32, 32, np.arange(4), split=8)
     grid = _gpu_backend._Grid.of(replace(launch, cluster=8), 2, 9000, 60000, 5)
-    assert grid.blocks == 8
+    assert (grid.blocks, grid.shared) == (8, 98304)
+    monkeypatch.setattr(_gpu_backend, "_current_device", lambda: 0)
+    monkeypatch.setattr(_gpu_backend, "_multiprocessor", lambda ordinal: HOPPER_SM)
     grid.configure(kernel)
-    assert kernel.preferred_shared_memory_carveout == 100
+    assert kernel.max_dynamic_shared_size_bytes == 98304
+    assert kernel.preferred_shared_memory_carveout == 86
 
 
 def test_few_long_targets_move_to_split_launches(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1214,3 +1223,41 @@ def test_split_launches_take_streams_of_their_own() -> None:
     assert slots[0] == slots[1] != slots[2] == slots[6]
     assert {slots[0], slots[2]} == {streams, streams + 1}
     assert slots[3:6] == [0, 1 % streams, 2 % streams]
+
+
+def test_shared_carveout_keeps_the_blocks_registers_allow_and_leaves_the_rest_l1() -> None:
+    """Carve-outs of kernels as the engine launches them on Hopper, worked out by hand."""
+    # the 125 bp band fill: 85 registers (11 x 256 a warp), 4 warps: 5 blocks by registers;
+    # 5 x (24,624 + 1,024 reserved) = 128,240 bytes = 54.9 % of 233,472
+    assert resident_blocks(85, 128, 24624, HOPPER_SM) == 5
+    assert shared_carveout(85, 128, 24624, HOPPER_SM) == 55
+    # split warps of 128 registers, 8 a block, 80 KiB of profiles: 2 blocks (registers and
+    # shared memory both), 2 x 82,944 bytes = 71.05 %
+    assert resident_blocks(128, 256, 81920, HOPPER_SM) == 2
+    assert shared_carveout(128, 256, 81920, HOPPER_SM) == 72
+    # 100 KiB a block: shared memory allows 2 of the 4 blocks the registers would
+    assert resident_blocks(64, 128, 102400, HOPPER_SM) == 2
+    assert shared_carveout(64, 128, 102400, HOPPER_SM) == 89
+    # no shared memory: all L1
+    assert shared_carveout(40, 128, 0, HOPPER_SM) == 0
+
+
+@given(
+    registers=st.integers(16, 255),
+    warps=st.integers(1, 32),
+    block_shared=st.integers(0, 227 * 1024),
+)
+def test_shared_carveout_never_costs_a_resident_block(
+    registers: int, warps: int, block_shared: int
+) -> None:
+    """With the carve-out as the multiprocessor's shared memory, it holds as many blocks as
+    with all of it, and at most one percent (the carve-out's unit) more than those take."""
+    threads = 32 * warps
+    blocks = resident_blocks(registers, threads, block_shared, HOPPER_SM)
+    percent = shared_carveout(registers, threads, block_shared, HOPPER_SM)
+    carved = HOPPER_SM._replace(shared=percent * HOPPER_SM.shared // 100)
+    if block_shared and blocks:
+        assert resident_blocks(registers, threads, block_shared, carved) == blocks
+        taken = blocks * (block_shared + HOPPER_SM.reserved)
+        assert carved.shared < taken + HOPPER_SM.shared // 100
+    assert 0 <= percent <= 100

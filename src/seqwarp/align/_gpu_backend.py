@@ -91,11 +91,14 @@ from ._host_scan import (
 from ._pools import pool, thread_streams
 from .plan import (
     CallBudget,
+    Multiprocessor,
     PairShapes,
     identity_index,
     rebased_reach,
+    resident_blocks,
     score_bound,
     shape_key,
+    shared_carveout,
     tile_runs,
 )
 from .results import Cigars
@@ -646,6 +649,28 @@ def _split_launch(
     return replace(launch, group=32, columns=columns, pairs=pairs, split=warps, cluster=blocks)
 
 
+def _current_device() -> int:
+    """CuPy's current device ordinal."""
+    import cupy as cp
+
+    return int(cp.cuda.Device().id)
+
+
+@cache
+def _multiprocessor(ordinal: int) -> Multiprocessor:
+    """What a multiprocessor of device ``ordinal`` holds (its CUDA device attributes)."""
+    import cupy as cp
+
+    attributes = cp.cuda.Device(ordinal).attributes
+    return Multiprocessor(
+        registers=attributes["MaxRegistersPerMultiprocessor"],
+        threads=attributes["MaxThreadsPerMultiProcessor"],
+        blocks=attributes["MaxBlocksPerMultiprocessor"],
+        shared=attributes["MaxSharedMemoryPerMultiprocessor"],
+        reserved=attributes["ReservedSharedMemoryPerBlock"],
+    )
+
+
 @cache
 def _capability(ordinal: int) -> int:
     """Device ``ordinal``'s compute capability (90 for 9.0)."""
@@ -714,16 +739,9 @@ class Staged:
 
     def blocks_per_sm(self) -> int:
         """Resident blocks per multiprocessor, from the kernel's registers and shared memory."""
-        import cupy as cp
-
-        attributes = cp.cuda.Device().attributes
-        warps = self.threads // 32
-        registers = warps * 256 * -(-self.kernel.num_regs * 32 // 256)
-        by_registers = attributes["MaxRegistersPerMultiprocessor"] // registers
-        shared = self.shared + self.kernel.shared_size_bytes + 1024  # + static, + reserved
-        by_shared = attributes["MaxSharedMemoryPerMultiprocessor"] // shared
-        by_threads = attributes["MaxThreadsPerMultiProcessor"] // self.threads
-        return int(min(by_registers, by_shared, by_threads))
+        block_shared = self.shared + self.kernel.shared_size_bytes
+        sm = _multiprocessor(_current_device())
+        return resident_blocks(self.kernel.num_regs, self.threads, block_shared, sm)
 
     def result(self) -> np.ndarray:
         """The chunk's (pairs, 3) int32 results, copied to the host."""
@@ -1020,12 +1038,17 @@ class _Grid:
         return cls(set_blocks * cluster, threads, shared, stride, scratch)
 
     def configure(self, kernel: Any) -> None:
-        """Let ``kernel`` take this grid's shared memory, with all of L1 as shared memory (the
-        profile or the class table is what limits resident groups); past 48 KiB with its
-        static shared memory, a kernel must be allowed its dynamic shared memory first."""
-        if self.shared + kernel.shared_size_bytes > 48 * 1024:
+        """Let ``kernel`` take this grid's shared memory (past 48 KiB with its static shared
+        memory, a kernel must be allowed its dynamic shared memory first), and carve out of
+        the current device's L1 just the shared memory of the blocks a multiprocessor holds
+        (:func:`plan.shared_carveout`)."""
+        block_shared = self.shared + kernel.shared_size_bytes
+        if block_shared > 48 * 1024:
             kernel.max_dynamic_shared_size_bytes = self.shared
-        kernel.preferred_shared_memory_carveout = 100
+        sm = _multiprocessor(_current_device())
+        kernel.preferred_shared_memory_carveout = shared_carveout(
+            kernel.num_regs, self.threads, block_shared, sm
+        )
 
 
 def _stage_chunk(

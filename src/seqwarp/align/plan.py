@@ -10,6 +10,7 @@ import numpy as np
 __all__ = [
     "CallBudget",
     "CrossBlock",
+    "Multiprocessor",
     "PairShapes",
     "cross_product_blocks",
     "identity_index",
@@ -17,8 +18,10 @@ __all__ = [
     "largest_first",
     "rebased_reach",
     "rebased_step",
+    "resident_blocks",
     "score_bound",
     "shape_key",
+    "shared_carveout",
     "slices_by_total",
     "tile_cost",
     "tile_runs",
@@ -305,3 +308,41 @@ def lane_groups(q_len: np.ndarray, t_len: np.ndarray, lanes: int) -> tuple[np.nd
     offsets = np.arange(0, len(order) + lanes, lanes, dtype=np.int64)
     offsets[-1] = len(order)
     return order.astype(np.int64), np.unique(offsets)
+
+
+class Multiprocessor(NamedTuple):
+    """What one multiprocessor of a device holds (its CUDA device attributes)."""
+
+    registers: int  # 32-bit registers
+    threads: int
+    blocks: int
+    shared: int  # bytes of shared memory, at most
+    reserved: int  # bytes of shared memory the system takes a block
+
+
+def resident_blocks(registers: int, threads: int, block_shared: int, sm: Multiprocessor) -> int:
+    """Blocks of ``threads`` threads, ``registers`` registers a thread (allocated 256 a warp)
+    and ``block_shared`` bytes of shared memory that ``sm`` holds at once."""
+    per_warp = -(-registers * 32 // 256) * 256
+    warps = -(-threads // 32)
+    return min(
+        sm.registers // (per_warp * warps),
+        sm.threads // threads,
+        sm.blocks,
+        sm.shared // (block_shared + sm.reserved),
+    )
+
+
+def shared_carveout(registers: int, threads: int, block_shared: int, sm: Multiprocessor) -> int:
+    """Percent of ``sm``'s shared memory to carve out of its L1 for a kernel of ``registers``
+    a thread, ``threads`` a block and ``block_shared`` bytes of shared memory a block: what
+    the blocks it holds (:func:`resident_blocks`) take, so that the rest stays L1.
+
+    Measured on one H200 against all of it as shared memory (about 28 KB of L1 left): the
+    125 bp global linear traceback's band fill 4.87 -> 4.56 ms a million pairs (its query
+    letters and target residues come from global memory), 512 bp score kernels +1-3 %
+    (``bench/results/align-gpu-carveout-experiment-h200-2026-12-04.log``)."""
+    if block_shared == 0:
+        return 0
+    blocks = max(1, resident_blocks(registers, threads, block_shared, sm))
+    return min(100, -(-100 * blocks * (block_shared + sm.reserved) // sm.shared))

@@ -65,7 +65,10 @@ __global__ void __launch_bounds__(block_threads<L, 1>()) align_fill(
 
 // at least one block a multiprocessor, said outright: with the block size alone ptxas held the
 // fill to 80 registers and spilled a query pointer to local memory, a round trip to L2 at the
-// head of each step (the shared-memory carve-out leaves L1 little room)
+// head of each step (measured while all of L1 was shared memory); at least 6 (72 registers, 28
+// warps), with L1 left beside the blocks' shared memory, the 125 bp global linear fill took
+// 5.10 ms a million pairs against 4.55
+// (bench/results/align-gpu-carveout-experiment-h200-2026-12-04.log)
 template <int MODE, bool AFFINE, class L, int K, int G>
 __global__ void __launch_bounds__(block_threads<L, 1>(), 1) band_fill(
     const unsigned char* __restrict__ codes,
