@@ -715,6 +715,11 @@ def test_large_alphabets_take_the_class_table_in_score_kernels() -> None:
     launch = _gpu_backend._Launch("s16x2", "s16x2-table", 32, 8, np.arange(40))
     grid = _gpu_backend._Grid.of(launch, 40, 300, 300, 25)
     assert (grid.blocks, grid.threads, grid.shared) == (2, 384, 4 * 15_628)
+    # all of L1 as shared memory, where a fitted carve-out measured slower (no device asked)
+    kernel = types.SimpleNamespace(shared_size_bytes=0, num_regs=80)
+    grid.configure(kernel)
+    assert kernel.preferred_shared_memory_carveout == 100
+    assert kernel.max_dynamic_shared_size_bytes == 4 * 15_628
 
 
 @settings(max_examples=200, deadline=None)

@@ -1009,6 +1009,9 @@ class _Grid:
     shared: int  # bytes of dynamic shared memory per block (the groups' profiles)
     stride: int  # scratch words per pair set (0: every target fits one stripe)
     scratch: int  # scratch words of the whole grid
+    # all of L1 as shared memory instead of what the blocks take (the class table's kernels:
+    # fitted, the protein search's kernels ran 0.5-3.3 % slower on one H200)
+    all_shared: bool = False
 
     @classmethod
     def of(
@@ -1035,20 +1038,21 @@ class _Grid:
         # every group of the grid gets scratch: a group past the last pair still runs (idle)
         # beside the real groups of its warp
         scratch = max(1, set_blocks * sets_per_block * stride)
-        return cls(set_blocks * cluster, threads, shared, stride, scratch)
+        return cls(set_blocks * cluster, threads, shared, stride, scratch, launch.table)
 
     def configure(self, kernel: Any) -> None:
         """Let ``kernel`` take this grid's shared memory (past 48 KiB with its static shared
         memory, a kernel must be allowed its dynamic shared memory first), and carve out of
         the current device's L1 just the shared memory of the blocks a multiprocessor holds
-        (:func:`plan.shared_carveout`)."""
+        (:func:`plan.shared_carveout`), or all of it (``all_shared``)."""
         block_shared = self.shared + kernel.shared_size_bytes
         if block_shared > 48 * 1024:
             kernel.max_dynamic_shared_size_bytes = self.shared
-        sm = _multiprocessor(_current_device())
-        kernel.preferred_shared_memory_carveout = shared_carveout(
-            kernel.num_regs, self.threads, block_shared, sm
-        )
+        percent = 100
+        if not self.all_shared:
+            sm = _multiprocessor(_current_device())
+            percent = shared_carveout(kernel.num_regs, self.threads, block_shared, sm)
+        kernel.preferred_shared_memory_carveout = percent
 
 
 def _stage_chunk(

@@ -339,8 +339,9 @@ def shared_carveout(registers: int, threads: int, block_shared: int, sm: Multipr
     the blocks it holds (:func:`resident_blocks`) take, so that the rest stays L1.
 
     Measured on one H200 against all of it as shared memory (about 28 KB of L1 left): the
-    125 bp global linear traceback's band fill 4.87 -> 4.56 ms a million pairs (its query
-    letters and target residues come from global memory), 512 bp score kernels +1-3 %
+    125 bp global linear traceback's band fill 4.76 -> 4.44 ms a million pairs (its query
+    letters and target residues come from global memory), 512 bp score kernels +0.7-1.6 %;
+    the protein search's class-table kernels 0.5-3.3 % slower, so they keep all of it
     (``bench/results/align-gpu-carveout-experiment-h200-2026-12-04.log``)."""
     if block_shared == 0:
         return 0
