@@ -86,6 +86,26 @@ def test_reads_against_their_windows_take_the_band(
     assert chunks + again < len(reads) // 20
 
 
+@pytest.mark.parametrize("gap", GAPS)
+@pytest.mark.parametrize("mode", MODES)
+def test_windows_shorter_and_longer_than_their_reads_share_a_warp(
+    monkeypatch: pytest.MonkeyPatch, mode: str, gap: str
+) -> None:
+    """Windows cut into their reads or wider than them, side by side (n - m from about -8 to
+    +16 within a warp of pairs): the warp's band centred on all their diagonals holds nearly
+    every pair, and every field and CIGAR is the CPU engine's."""
+    rng = np.random.default_rng(zlib.crc32(f"both sides {mode} {gap}".encode()))
+    genome = rng.integers(4, size=50_000, dtype=np.uint8)
+    reads, windows = [], []
+    for start in rng.integers(20, len(genome) - 160, size=3000):
+        left, right = rng.integers(-4, 9, size=2)
+        reads.append(mutate(rng, genome[start : start + 125], 4, 0.03))
+        windows.append(genome[start - left : start + 125 + right])
+    chunks, again, groups = _align_both(reads, windows, mode, gap, monkeypatch)
+    assert groups and all(g is not None for g in groups)
+    assert chunks + again < len(reads) // 50
+
+
 @pytest.mark.parametrize("group", _gpu_traceback._BAND_GROUPS)
 @pytest.mark.parametrize(
     ("gap", "columns"),
