@@ -56,8 +56,10 @@ __all__ = ["PhaseMarks", "align", "band_fill_name", "band_group", "fill_name", "
 _BLOCK = 128
 # a device's first chunk (each next one twice as large): larger than the score kernels' first
 # (_gpu_backend._LEAD_PAIRS), as a chunk's walk takes as long as one pair's walk at least (a
-# thread walks a pair); 65,536 against 16,384: a million 125 bp pairs' kernels 8.1 -> 7.8 ms
-_LEAD_PAIRS = 1 << 16
+# thread walks a pair) and a small chunk's band fill leaves most of the device idle in its
+# last wave; a million 125 bp pairs' kernels, 16,384 -> 65,536: 8.1 -> 7.8 ms; 65,536 ->
+# 131,072 (global linear): 6.52 -> 6.29 ms, the call 42.1 -> 39.6 ms; 262,144: 6.29, 40.8 ms
+_LEAD_PAIRS = 1 << 17
 _MAX_CHUNK_PAIRS = 1 << 20
 _MAX_CHUNK_FLAG_BYTES = 8 << 30
 _FIELDS = 8
