@@ -6,8 +6,9 @@ import importlib.util
 import shutil
 import subprocess
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
+import numpy as np
 import pytest
 
 from seqwarp import cuda
@@ -62,3 +63,39 @@ def test_checkout_writes_a_revisions_kernel_files(
             cwd=ROOT, capture_output=True, text=True, check=True,
         ).stdout  # fmt: skip
         assert (tmp_path / name).read_text(encoding="utf-8") == shown
+
+
+def test_traceback_rows_only_of_the_named_workloads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--only``: the traceback A/B stages, compares and times the named workloads alone, and
+    each row holds both sides' phases (the device's calls stood in for by fixed answers)."""
+    tool = _tool()
+    timed: list[str] = []
+    scoring = SimpleNamespace(matrix=np.eye(4, dtype=np.int32), gap_open=1, gap_extend=1)
+
+    def workloads(data: Path):
+        for name in ("125 GL", "512 GL", "512 LA"):
+            yield name, SimpleNamespace(
+                queries=[name] * 3, targets=[name] * 3, scoring=scoring, mode="global",
+                cells=9.0e6,
+            )  # fmt: skip
+
+    def phases(work, index, repeats):
+        timed.append(work.queries[0])
+        return {"fill": 2e-3, "walk": 1e-3, "pack": 1e-3}
+
+    answer = (np.zeros((3, 8), dtype=np.int32), SimpleNamespace(codes=b"3=", offsets=[0, 2]))
+    monkeypatch.setattr(tool, "_traceback_workloads", workloads)
+    monkeypatch.setattr(tool, "_use_sources", lambda folder: None)
+    monkeypatch.setattr(tool._gpu_backend, "stage", lambda *args, **kw: None)
+    monkeypatch.setattr(tool, "_time_kernels", lambda staged, repeats: 1e-3)
+    monkeypatch.setattr(tool._gpu_traceback, "align", lambda *args: answer)
+    monkeypatch.setattr(tool, "_traceback_kernel_seconds", phases)
+    rows = tool._ab_traceback(tmp_path, {"base": tmp_path, "tree": None}, 2, 1, ["512 GL"])
+    assert [row["workload"] for row in rows] == ["512 GL"]
+    assert timed == ["512 GL"] * 4  # two rounds, two sides
+    row = rows[0]
+    assert row["equal"] and row["score_tcups"] == pytest.approx(9.0e-3)
+    assert row["tree"] == {"fill": 2e-3, "walk": 1e-3, "pack": 1e-3}
+    assert row["tree_tcups"] == pytest.approx(9.0e6 / 4e-3 / 1e12)

@@ -128,10 +128,15 @@ def _traceback_workloads(data: Path) -> Iterator[tuple[str, Workload]]:
             yield f"{length} {short}", work
 
 
-def _ab_traceback(data: Path, sides: dict[str, Path | None], rounds: int, repeats: int) -> list:
-    """One row a traceback workload: equal results, phases and TCUPS of each side."""
+def _ab_traceback(
+    data: Path, sides: dict[str, Path | None], rounds: int, repeats: int, only: list[str]
+) -> list:
+    """One row a traceback workload (those named in ``only``, all if it is empty): equal
+    results, phases and TCUPS of each side."""
     rows = []
     for name, work in _traceback_workloads(data):
+        if only and name not in only:
+            continue
         s, pairs = work.scoring, len(work.queries)
         index = np.arange(pairs, dtype=np.int64)
         args = (work.queries, work.targets, index, index, s.matrix, work.mode, s.gap_open,
@@ -208,6 +213,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--out", type=Path, help="JSON of the rows")
     parser.add_argument("--traceback", action="store_true", help="the traceback's kernels")
+    parser.add_argument(
+        "--only", nargs="+", default=[], help="traceback workloads by name, such as '125 GL'"
+    )
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         base = Path(options.base)
@@ -216,7 +224,7 @@ def main() -> None:
             _checkout(options.base, base)
         sides = {"base": base, "tree": None}
         if options.traceback:
-            rows = _ab_traceback(options.data, sides, options.rounds, options.repeats)
+            rows = _ab_traceback(options.data, sides, options.rounds, options.repeats, options.only)
         else:
             rows = _ab_scores(
                 options.data, options.database, sides, options.rounds, options.repeats
