@@ -23,7 +23,8 @@ on the benchmark's traceback pairs (a million 125 bp reads, 244,140 of 512 bp, t
 ``bench align-gpu``): each side's fields and CIGARs compared, and each phase timed as the
 benchmark times it (``_traceback_kernel_seconds``: CUDA events between the kernels of chunks
 that run back to back, median of ``--repeats`` calls), beside the score kernels' speed on the
-same pairs, so that the traceback's share of it reads as the benchmark's criterion does.
+same pairs, so that the traceback's share of it reads as the benchmark's criterion does;
+``--only`` names the workloads to run (``"125 GL"``, ``"512 LA"``: length, then mode and gap).
 """
 
 from __future__ import annotations
