@@ -218,6 +218,8 @@ def main() -> None:
         "--only", nargs="+", default=[], help="traceback workloads by name, such as '125 GL'"
     )
     options = parser.parse_args()
+    if options.only and not options.traceback:
+        parser.error("--only names traceback workloads: it needs --traceback")
     with tempfile.TemporaryDirectory() as folder:
         base = Path(options.base)
         if not base.is_dir():

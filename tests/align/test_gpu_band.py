@@ -92,8 +92,8 @@ def test_windows_shorter_and_longer_than_their_reads_share_a_warp(
     monkeypatch: pytest.MonkeyPatch, mode: str, gap: str
 ) -> None:
     """Windows cut into their reads or wider than them, side by side (n - m from about -8 to
-    +16 within a warp of pairs): the warp's band centred on all their diagonals holds nearly
-    every pair, and every field and CIGAR is the CPU engine's."""
+    +16 within a warp of pairs): the warp's band holds nearly every pair, and every field
+    and CIGAR is the CPU engine's."""
     rng = np.random.default_rng(zlib.crc32(f"both sides {mode} {gap}".encode()))
     genome = rng.integers(4, size=50_000, dtype=np.uint8)
     reads, windows = [], []

@@ -380,8 +380,8 @@ __global__ void __launch_bounds__(128) scatter_missed(
 // crosses to the host. A warp takes 32 consecutive pairs, PACK_AT_ONCE at a time, its lanes
 // copying 32 consecutive bytes of each of them at a time, so that their loads wait together
 // (a pair a thread, each load and store of a warp touched 32 sectors: a million pairs'
-// packing 0.48 -> 0.32 ms; then one pair at a time against four, with the prefix sums, a
-// million 125 bp pairs' 0.21 -> 0.18 ms, 244,140 of 512 bp 0.19 -> 0.15 ms).
+// packing 0.48 -> 0.32 ms; one pair at a time against four, the prefix sums included: a
+// million 125 bp pairs' packing 0.21 -> 0.18 ms, 244,140 of 512 bp 0.19 -> 0.15 ms).
 constexpr int PACK_AT_ONCE = 4;
 __global__ void __launch_bounds__(128) pack_text(
     const unsigned char* __restrict__ text,
