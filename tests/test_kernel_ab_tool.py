@@ -72,21 +72,23 @@ def test_traceback_rows_only_of_the_named_workloads(
     each row holds both sides' phases (the device's calls stood in for by fixed answers)."""
     tool = _tool()
     timed: list[str] = []
-    scoring = SimpleNamespace(matrix=np.eye(4, dtype=np.int32), gap_open=1, gap_extend=1)
+    simulated: list[int] = []
 
-    def workloads(data: Path):
-        for name in ("125 GL", "512 GL", "512 LA"):
-            yield name, SimpleNamespace(
-                queries=[name] * 3, targets=[name] * 3, scoring=scoring, mode="global",
-                cells=9.0e6,
-            )  # fmt: skip
+    class Reads(SimpleNamespace):
+        def __len__(self) -> int:
+            return len(self.lengths)
+
+    def simulate(genome, length, pairs, seed):
+        simulated.append(length)
+        return Reads(lengths=np.full(3, 1000)), Reads(lengths=np.full(3, 3000)), None
 
     def phases(work, index, repeats):
-        timed.append(work.queries[0])
+        timed.append(f"{work.length} {work.name}")
         return {"fill": 2e-3, "walk": 1e-3, "pack": 1e-3}
 
     answer = (np.zeros((3, 8), dtype=np.int32), SimpleNamespace(codes=b"3=", offsets=[0, 2]))
-    monkeypatch.setattr(tool, "_traceback_workloads", workloads)
+    monkeypatch.setattr(tool, "load_genome", lambda path: ("genome", None))
+    monkeypatch.setattr(tool, "simulate_batches", simulate)
     monkeypatch.setattr(tool, "_use_sources", lambda folder: None)
     monkeypatch.setattr(tool._gpu_backend, "stage", lambda *args, **kw: None)
     monkeypatch.setattr(tool, "_time_kernels", lambda staged, repeats: 1e-3)
@@ -94,6 +96,7 @@ def test_traceback_rows_only_of_the_named_workloads(
     monkeypatch.setattr(tool, "_traceback_kernel_seconds", phases)
     rows = tool._ab_traceback(tmp_path, {"base": tmp_path, "tree": None}, 2, 1, ["512 GL"])
     assert [row["workload"] for row in rows] == ["512 GL"]
+    assert simulated == [512]  # the 125 bp reads, none of them named, are not made
     assert timed == ["512 GL"] * 4  # two rounds, two sides
     row = rows[0]
     assert row["equal"] and row["score_tcups"] == pytest.approx(9.0e-3)

@@ -113,8 +113,9 @@ def _workloads(data: Path, database: int) -> Iterator[tuple[str, tuple]]:
         )
 
 
-def _traceback_workloads(data: Path) -> Iterator[tuple[str, Workload]]:
-    """(name, workload) of each traceback A/B: the benchmark's reads and windows."""
+def _traceback_workloads(data: Path, only: list[str]) -> Iterator[tuple[str, Workload]]:
+    """(name, workload) of each traceback A/B named in ``only`` (all if it is empty): the
+    benchmark's reads and windows, simulated only for the lengths asked for."""
     _, genome = load_genome(str(data / "genome.fa.gz"))
     for length, pairs, cases in (
         (125, 1_000_000, (("GL", "global", "linear"), ("GA", "global", "affine"),
@@ -123,8 +124,11 @@ def _traceback_workloads(data: Path) -> Iterator[tuple[str, Workload]]:
         (512, 244_140, (("GL", "global", "linear"), ("GA", "global", "affine"),
                         ("LA", "local", "affine"))),
     ):  # fmt: skip
+        named = [c for c in cases if not only or f"{length} {c[0]}" in only]
+        if not named:
+            continue
         queries, targets, _ = simulate_batches(genome, length, pairs, seed=1 + length)
-        for short, mode, gap in cases:
+        for short, mode, gap in named:
             work = Workload(short, "short", length, queries, targets, dna_scoring(gap), mode)
             yield f"{length} {short}", work
 
@@ -135,9 +139,7 @@ def _ab_traceback(
     """One row a traceback workload (those named in ``only``, all if it is empty): equal
     results, phases and TCUPS of each side."""
     rows = []
-    for name, work in _traceback_workloads(data):
-        if only and name not in only:
-            continue
+    for name, work in _traceback_workloads(data, only):
         s, pairs = work.scoring, len(work.queries)
         index = np.arange(pairs, dtype=np.int64)
         args = (work.queries, work.targets, index, index, s.matrix, work.mode, s.gap_open,

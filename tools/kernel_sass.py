@@ -43,11 +43,9 @@ from pathlib import Path
 
 from seqwarp.align._gpu_backend import _LANE_STRUCT, kernel_name
 from seqwarp.align._gpu_traceback import band_fill_name, fill_name
-from seqwarp.align.plan import Multiprocessor, resident_blocks
+from seqwarp.align.plan import SM_90, resident_blocks
 from seqwarp.cuda import kernel_source
 
-# an sm_90 multiprocessor (H100, H200), as its CUDA device attributes give it
-_SM_90 = Multiprocessor(registers=65536, threads=2048, blocks=32, shared=233472, reserved=1024)
 # the 512 bp reads' windows run in 8-thread groups of 24 columns (3 stripes of 192 columns),
 # their traceback's fills too; the protein search's largest launches in 32-thread groups of 12
 # columns on the class table, which the fills do not take
@@ -112,7 +110,7 @@ def _compile(names: list[str], folder: Path, filename: str) -> tuple[str, str]:
 def _warps_by_registers(registers: int, threads: int) -> int:
     """Warps an sm_90 multiprocessor holds of blocks of ``threads`` threads using
     ``registers`` a thread (shared memory aside)."""
-    return resident_blocks(registers, threads, 0, _SM_90) * (threads // 32)
+    return resident_blocks(registers, threads, 0, SM_90) * (threads // 32)
 
 
 def _resources(report: str) -> dict[str, str]:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from seqwarp.align import Cigars, _gpu_backend
-from seqwarp.align.plan import Multiprocessor
+from seqwarp.align.plan import SM_90
 from seqwarp.alphabets import Alphabet
 from seqwarp.scoring import Scoring
 from seqwarp.sequences import SequenceBatch
@@ -18,8 +18,8 @@ GAPS = {"linear": (1, 1), "affine": (2, 1)}  # DNA (gap_open, gap_extend)
 PROTEIN_GAPS = {"linear": (4, 4), "affine": (11, 1)}
 # (threads, columns a thread) of 20 or 24 columns: stripes not a power of two wide
 ODD_TILES = [(g, k) for g, k in _gpu_backend._TILES_DNA if (g * k) & (g * k - 1)]
-# an H100's or H200's multiprocessor, as its CUDA device attributes give it
-HOPPER_SM = Multiprocessor(registers=65536, threads=2048, blocks=32, shared=233472, reserved=1024)
+# an H100's or H200's multiprocessor
+HOPPER_SM = SM_90
 
 
 def batch(sequences: list[np.ndarray], alphabet: Alphabet) -> SequenceBatch:

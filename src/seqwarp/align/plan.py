@@ -8,6 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = [
+    "SM_90",
     "CallBudget",
     "CrossBlock",
     "Multiprocessor",
@@ -318,6 +319,11 @@ class Multiprocessor(NamedTuple):
     blocks: int
     shared: int  # bytes of shared memory, at most
     reserved: int  # bytes of shared memory the system takes a block
+
+
+# an sm_90 multiprocessor (H100, H200), as its CUDA device attributes give it: for plans made
+# without a device (the SASS tool, host tests)
+SM_90 = Multiprocessor(registers=65536, threads=2048, blocks=32, shared=233472, reserved=1024)
 
 
 def resident_blocks(registers: int, threads: int, block_shared: int, sm: Multiprocessor) -> int:
