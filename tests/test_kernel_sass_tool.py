@@ -34,3 +34,43 @@ def test_digest_tells_other_instructions_apart() -> None:
     tool = _tool()
     assert tool.sass_digest(SASS.replace("VIADDMNMX", "VIMNMX3")) != tool.sass_digest(SASS)
     assert tool.sass_digest(SASS.replace("R4", "R6")) != tool.sass_digest(SASS)
+
+
+def _loop_body(inner_dp: int, outer_dp: int, filler: int) -> list[tuple[int, str, str, bool]]:
+    """A row loop of ``inner_dp`` min/max instructions inside a stripe loop that adds
+    ``outer_dp`` more (an odd last row) and ``filler`` other instructions, as `_row_loop`
+    reads cuobjdump's lines: (address, opcode, operands, conditional)."""
+    ops = ["IMAD"] + ["VIADDMNMX"] * inner_dp + ["BRA_INNER"]
+    ops += ["VIADDMNMX"] * outer_dp + ["IMAD"] * filler + ["BRA_OUTER"]
+    body = []
+    for k, op in enumerate(ops):
+        if op == "BRA_INNER":
+            body.append((16 * k, "BRA", "@P0 0x10", True))
+        elif op == "BRA_OUTER":
+            body.append((16 * k, "BRA", "@P1 0x0", True))
+        else:
+            body.append((16 * k, op, "R1, R2", False))
+    return body
+
+
+def test_row_loop_is_the_densest_loop_holding_half_the_maxima() -> None:
+    tool = _tool()
+    # two rows a pass: the inner loop holds 2/3 of the maxima, the stripe loop the rest
+    loop, common = tool._row_loop(_loop_body(inner_dp=24, outer_dp=12, filler=40))
+    assert loop["VIADDMNMX"] == 24 and loop["IMAD"] == 0
+    assert common["VIADDMNMX"] == 24
+    # a stripe loop with few maxima of its own still leaves the row loop inside it
+    loop, _ = tool._row_loop(_loop_body(inner_dp=24, outer_dp=1, filler=40))
+    assert loop["VIADDMNMX"] == 24
+    # an inner loop holding under half of the maxima is not the row loop
+    loop, _ = tool._row_loop(_loop_body(inner_dp=4, outer_dp=24, filler=2))
+    assert loop["VIADDMNMX"] == 28
+
+
+def test_rows_a_pass_counts_each_rows_shuffles_up_the_group() -> None:
+    tool = _tool()
+    Counter = tool.collections.Counter
+    assert tool.rows_a_pass(Counter({"SHFL.UP": 3}), affine=True) == 1
+    assert tool.rows_a_pass(Counter({"SHFL.UP": 6}), affine=True) == 2
+    assert tool.rows_a_pass(Counter({"SHFL.UP": 4}), affine=False) == 2
+    assert tool.rows_a_pass(Counter(), affine=False) == 1

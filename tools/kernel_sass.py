@@ -2,10 +2,12 @@
 
 Compiles instantiations of ``align_score.cu`` for sm_90 with ``nvcc`` (registers and spills
 from ``ptxas -v``), disassembles them with ``cuobjdump`` (pip: ``nvidia-cuda-cuobjdump``) and
-finds each kernel's row loop: the smallest loop (backward branch) that holds nearly all the
-min/max instructions of the recurrence. One pass of that loop computes ``columns x pairs`` cells (a
-thread's register tile, times two pairs for the 16-bit lanes), so its static instruction count
-over that is the issue cost per cell. Static counts: the loop's rarely taken branches (the
+finds each kernel's row loop: among the loops (backward branches) that hold at least half of
+the min/max instructions of the recurrence, the one where they are densest. One pass of that
+loop computes ``columns x pairs x rows`` cells (a thread's register tile, times two pairs for
+the 16-bit lanes, times the rows a pass: two where ``align_dp.cuh``'s ``rows_a_pass`` unrolls
+the loop, read here from the pass's shuffles up the group, two a row and one more with affine
+gaps), so its static instruction count over that is the issue cost per cell. Static counts: the loop's rarely taken branches (the
 query window refill once per group of rows, the end cells' code) count in full. The common
 path, the shortest path through the loop among those that issue all its min/max instructions
 (forward branches taken wherever that skips code without them), estimates what a pass over a
@@ -131,9 +133,10 @@ def _resources(report: str) -> dict[str, str]:
 def _row_loop(
     body: list[tuple[int, str, str, bool]],
 ) -> tuple[collections.Counter, collections.Counter]:
-    """Opcode counts of the row loop: the smallest loop (backward branch) that holds nearly
-    all the min/max instructions of the loops (the stripe loop around it holds a few more),
-    and those of its common path (see :func:`_common_path`)."""
+    """Opcode counts of the row loop: of the loops (backward branches) holding at least half
+    of the most min/max instructions any loop holds, the densest in them (the stripe loop
+    around it holds as many or more, with the stripe's setup and, where a pass computes two
+    rows, the odd last row), and those of its common path (see :func:`_common_path`)."""
     address = {at: k for k, (at, *_) in enumerate(body)}
     loops = []
     for k, (at, op, rest, _) in enumerate(body):
@@ -145,8 +148,17 @@ def _row_loop(
     if not loops:
         return collections.Counter(), collections.Counter()
     most = max(x[0] for x in loops)
-    _, _, ops, start, end = min((x for x in loops if x[0] >= 0.9 * most), key=lambda x: x[1])
+    _, _, ops, start, end = max(
+        (x for x in loops if x[0] >= 0.5 * most), key=lambda x: x[0] / (x[1] + 1)
+    )
     return ops, _common_path(body, address, start, end)
+
+
+def rows_a_pass(common: collections.Counter, affine: bool) -> int:
+    """Rows of the wavefront a pass of a score kernel's row loop computes (``align_dp.cuh``'s
+    ``rows_a_pass``), from its common path: a row shuffles its letters and its last column's
+    hg (and F, with affine gaps) up the group once each."""
+    return max(1, common["SHFL.UP"] // (3 if affine else 2))
 
 
 def _common_path(body: list, address: dict[int, int], start: int, end: int) -> collections.Counter:
@@ -230,14 +242,20 @@ def main(argv: list[str] | None = None) -> int:
                 conditional = predicate is not None or modifier == ".DIV"
                 if op == "VIADD" and modifier == ".16x2":
                     op = "VIADD.16x2"  # the packed add, off the ALU pipe (_ALU_OPS)
+                elif op == "SHFL" and modifier == ".UP":
+                    op = "SHFL.UP"  # a row's hand-on (rows a pass, below)
                 body.append((int(at, 16), op, rest, conditional))
         loop, common = _row_loop(body)
-        cells = columns * (1 if lane.startswith("s32") else 2)  # int32: one pair a register
+        # the fills and band fills take one row a pass (rows_a_pass), the score kernels one or two
+        rows = 1 if args.fill or args.band else rows_a_pass(common, affine)
+        # int32: one pair a register
+        cells = columns * (1 if lane.startswith("s32") else 2) * rows
         total = sum(loop.values())
         dp = sum(loop[o] for o in _DP_OPS)
         print(f"{spec}: {'; '.join(resources.values()) or 'resources not reported'}")
         print(
-            f"  row loop: {total} instructions for {cells} cells = {total / cells:.1f} per cell, "
+            f"  row loop ({rows} row{'s' if rows > 1 else ''} a pass): {total} instructions "
+            f"for {cells} cells = {total / cells:.1f} per cell, "
             f"{dp} DPX, min/max or half2 add ({dp / cells:.1f} per cell); whole kernel {len(body)}"
         )
         if common:
@@ -246,8 +264,8 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"  common path: {issued} instructions ({issued / cells:.1f} per cell), "
                 f"{alu} on the ALU pipe ({alu / cells:.2f} per cell): at least "
-                f"{max(issued, 2 * alu)} scheduler cycles a row of a warp (an issue a cycle, two "
-                "cycles an ALU-pipe instruction)"
+                f"{max(issued, 2 * alu) / rows:.0f} scheduler cycles a row of a warp (an issue a "
+                "cycle, two cycles an ALU-pipe instruction)"
             )
         else:  # no path from the loop's head to its backward branch issues them all
             print("  common path: not found (static counts only)")

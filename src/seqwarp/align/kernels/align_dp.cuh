@@ -482,6 +482,25 @@ __host__ __device__ constexpr bool max3_row() {
            (AFFINE || !two_column_max<K>());
 }
 
+// rows of the wavefront one pass of the row loop computes: two where that measured faster on
+// the H200 (the loop's bookkeeping, the window check and the register moves between rows
+// shared by two rows), one elsewhere. Score kernels of one group a pair set, each family timed
+// against one row a pass in one process, every result equal
+// (bench/results/align-gpu-two-rows-experiment-h200-2026-12-04.log): the class table +3.7 to
+// +6.1 % (the protein search's queries of 100-1000 residues), local affine scores alone
+// (holds_true_h) +0.9 to +4.6 % on the byte profile (125-4096 bp) and -1.0 / -0.1 / +3.8 % on
+// the paired one (all pairs of 125 / 250 / 512 bp reads), global linear scores on tiles of 24
+// or 32 columns a thread +0.7 to +3.2 % (512-4096 bp; 20 columns -5 to -6 %, at 125 and 250 bp).
+// Not for global affine (-4 % at 2 and 4 kbp), semi-global affine (-8 % at 512 bp), the DNA
+// profiles' local scores with their end cells (-1 to +2 %), direction flags, split warps or
+// the rebased lane (not measured)
+template <int MODE, bool AFFINE, class L, int K, bool FLAGS, int SPLIT, bool ENDS>
+__host__ __device__ constexpr int rows_a_pass() {
+    if (FLAGS || SPLIT > 1 || L::REBASED) return 1;
+    if (L::TABLE || holds_true_h<MODE, AFFINE, L, FLAGS, ENDS>()) return 2;
+    return L::OFFSET && MODE == GLOBAL && !AFFINE && K >= 24 ? 2 : 1;
+}
+
 // holds_true_h's row of the thread's K cells: hg holds H, and e enters as E of row i and
 // leaves as that of row i + 1, computed here from the row's H - go (not at the next row from
 // H: one add a cell for both E and F). `diag_left` and `left`: H of the left neighbour's last
@@ -1063,6 +1082,7 @@ __device__ __forceinline__ void align_dp(
         const int iterations = Mw + G - 1;
         // whether this thread hands its last column on to the next stripe, row by row
         const bool hands_on = !HAND_WINDOWS && t == G - 1 && stripe + 1 < stripes;
+#pragma unroll(rows_a_pass<MODE, AFFINE, L, K, FLAGS, SPLIT, ENDS>())
         for (int s = 0; s < iterations; ++s) {
             const int s_in = s % G;
             if (s_in == 0 && s > 0) {
