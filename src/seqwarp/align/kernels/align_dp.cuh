@@ -484,19 +484,26 @@ __host__ __device__ constexpr bool max3_row() {
 
 // rows of the wavefront one pass of the row loop computes: two where that measured faster on
 // the H200 (the loop's bookkeeping, the window check and the register moves between rows
-// shared by two rows), one elsewhere. Score kernels of one group a pair set, each family timed
-// against one row a pass in one process, every result equal
+// shared by two rows), one elsewhere. Score kernels, each family timed against one row a pass
+// in one process, every result equal
 // (bench/results/align-gpu-two-rows-experiment-h200-2026-12-04.log): the class table +3.7 to
 // +6.1 % (the protein search's queries of 100-1000 residues), local affine scores alone
 // (holds_true_h) +0.9 to +4.6 % on the byte profile (125-4096 bp) and -1.0 / -0.1 / +3.8 % on
 // the paired one (all pairs of 125 / 250 / 512 bp reads), global linear scores on tiles of 24
-// or 32 columns a thread +0.7 to +3.2 % (512-4096 bp; 20 columns -5 to -6 %, at 125 and 250 bp).
-// Not for global affine (-4 % at 2 and 4 kbp), semi-global affine (-8 % at 512 bp), the DNA
-// profiles' local scores with their end cells (-1 to +2 %), direction flags, split warps or
-// the rebased lane (not measured)
+// or 32 columns a thread +0.7 to +3.2 % (512-4096 bp; 20 columns -5 to -6 %, at 125 and 250 bp),
+// split warps in the offset and rebased forms (the PBSIM reads' kernels: 8 warps a pair set
+// on 32 columns a thread, on clusters of 1, 2 and 4 blocks) global affine +5.0 % and
+// semi-global affine +2.1 % (with more spills at their 128 registers; each launch alone 1-4 %
+// shorter; the other lanes' split kernels in these forms take the same, not measured apart).
+// One row for global affine scores of one group (-4 % at 2 and 4 kbp), semi-global affine of
+// one group (-8 % at 512 bp), the DNA profiles' local scores with their end cells (-1 to
+// +2 %) and, not measured, direction flags, split kernels outside the offset form and the
+// rebased lane's one-group kernels
 template <int MODE, bool AFFINE, class L, int K, bool FLAGS, int SPLIT, bool ENDS>
 __host__ __device__ constexpr int rows_a_pass() {
-    if (FLAGS || SPLIT > 1 || L::REBASED) return 1;
+    if (FLAGS) return 1;
+    if (SPLIT > 1) return L::OFFSET ? 2 : 1;
+    if (L::REBASED) return 1;
     if (L::TABLE || holds_true_h<MODE, AFFINE, L, FLAGS, ENDS>()) return 2;
     return L::OFFSET && MODE == GLOBAL && !AFFINE && K >= 24 ? 2 : 1;
 }
