@@ -74,3 +74,25 @@ def test_rows_a_pass_counts_each_rows_shuffles_up_the_group() -> None:
     assert tool.rows_a_pass(Counter({"SHFL.UP": 6}), affine=True) == 2
     assert tool.rows_a_pass(Counter({"SHFL.UP": 4}), affine=False) == 2
     assert tool.rows_a_pass(Counter(), affine=False) == 1
+
+
+ROW_WITH_RARE_BLOCK = """
+        /*0000*/                   IMAD R1, R2, R3, R4 ;
+        /*0010*/                   VIADDMNMX.S16x2 R2, R3, R4, R5, !PT ;
+        /*0020*/               @P0 BRA 0x50 ;
+        /*0030*/                   VIADDMNMX R6, R7, 0x1, R8, PT ;
+        /*0040*/                   MEMBAR.SC.CTA ;
+        /*0050*/                   VIMNMX.S16x2 R2, R2, R5, !PT ;
+        /*0060*/               @P1 BRA 0x0 ;
+"""
+
+
+def test_a_packed_lanes_scalar_minimum_does_not_draw_the_common_path() -> None:
+    tool = _tool()
+    # 16-bit pairs: the block with an index bound's scalar minimum is skipped
+    _, common = tool._row_loop(tool.read_body(ROW_WITH_RARE_BLOCK, packed=True))
+    assert common["MEMBAR"] == 0 and common["VIADDMNMX.32"] == 0
+    assert common["VIADDMNMX"] == 1 and common["VIMNMX"] == 1
+    # int32 cells: a scalar maximum is a cell's, and the path takes it
+    _, common = tool._row_loop(tool.read_body(ROW_WITH_RARE_BLOCK, packed=False))
+    assert common["MEMBAR"] == 1 and common["VIADDMNMX"] == 2

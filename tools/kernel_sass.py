@@ -10,7 +10,8 @@ the loop, read here from the pass's shuffles up the group, two a row and one mor
 gaps), so its static instruction count over that is the issue cost per cell. Static counts: the loop's rarely taken branches (the
 query window refill once per group of rows, the end cells' code) count in full. The common
 path, the shortest path through the loop among those that issue all its min/max instructions
-(forward branches taken wherever that skips code without them), estimates what a pass over a
+(forward branches taken wherever that skips code without them; a packed lane's are its 16-bit
+pairs', not the scalar ones of its index arithmetic), estimates what a pass over a
 row of cells issues. It misses code that one thread runs every row while the others wait (the
 warp issues it all the same): the split kernels' hand-off by the last thread, row by row,
 was about 35 instructions a row outside it. The rebased lane's rebase, every 64 rows, is on it.
@@ -130,6 +131,30 @@ def _resources(report: str) -> dict[str, str]:
     return found
 
 
+def read_body(sass: str, packed: bool) -> list[tuple[int, str, str, bool]]:
+    """cuobjdump's instructions as (address, opcode, operands, conditional). ``packed``: the
+    kernel's cells are 16-bit pairs, whose maxima are VIADDMNMX.S16x2 and kin; its scalar
+    minima and maxima (a bound on a row index, say) are named ``OP.32``, so that they are not
+    taken for a cell's on the way to the common path's maxima (a block that runs every K rows
+    would otherwise be on it)."""
+    body = []
+    for line in sass.splitlines():
+        match = _LINE.match(line)
+        if match:
+            at, predicate, op, modifier, rest = (match.group(k) for k in (1, 2, 3, 4, 5))
+            # BRA.DIV leaves for the slow path of a shuffle when the warp has diverged: a
+            # conditional branch, not taken on the common path
+            conditional = predicate is not None or modifier == ".DIV"
+            if op == "VIADD" and modifier == ".16x2":
+                op = "VIADD.16x2"  # the packed add, off the ALU pipe (_ALU_OPS)
+            elif op == "SHFL" and modifier == ".UP":
+                op = "SHFL.UP"  # a row's hand-on (rows_a_pass)
+            elif packed and op in _DP_OPS and "16x2" not in (modifier or ""):
+                op += ".32"
+            body.append((int(at, 16), op, rest, conditional))
+    return body
+
+
 def _row_loop(
     body: list[tuple[int, str, str, bool]],
 ) -> tuple[collections.Counter, collections.Counter]:
@@ -232,19 +257,7 @@ def main(argv: list[str] | None = None) -> int:
             name = name_of(mode, affine, lane, columns, group, **extra)
             report, sass = _compile([name], Path(folder), filename)
         resources = _resources(report)
-        body = []
-        for line in sass.splitlines():
-            match = _LINE.match(line)
-            if match:
-                at, predicate, op, modifier, rest = (match.group(k) for k in (1, 2, 3, 4, 5))
-                # BRA.DIV leaves for the slow path of a shuffle when the warp has diverged: a
-                # conditional branch, not taken on the common path
-                conditional = predicate is not None or modifier == ".DIV"
-                if op == "VIADD" and modifier == ".16x2":
-                    op = "VIADD.16x2"  # the packed add, off the ALU pipe (_ALU_OPS)
-                elif op == "SHFL" and modifier == ".UP":
-                    op = "SHFL.UP"  # a row's hand-on (rows a pass, below)
-                body.append((int(at, 16), op, rest, conditional))
+        body = read_body(sass, packed=lane.startswith("s16x2"))
         loop, common = _row_loop(body)
         # the fills and band fills take one row a pass (rows_a_pass), the score kernels one or two
         rows = 1 if args.fill or args.band else rows_a_pass(common, affine)
@@ -260,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         if common:
             issued = sum(common.values())
-            alu = sum(v for op, v in common.items() if op in _ALU_OPS)
+            alu = sum(v for op, v in common.items() if op.removesuffix(".32") in _ALU_OPS)
             print(
                 f"  common path: {issued} instructions ({issued / cells:.1f} per cell), "
                 f"{alu} on the ALU pipe ({alu / cells:.2f} per cell): at least "
