@@ -7,14 +7,16 @@ the min/max instructions of the recurrence, the one where they are densest. One 
 loop computes ``columns x pairs x rows`` cells (a thread's register tile, times two pairs for
 the 16-bit lanes, times the rows a pass: two where ``align_dp.cuh``'s ``rows_a_pass`` unrolls
 the loop, read here from the pass's shuffles up the group, two a row and one more with affine
-gaps), so its static instruction count over that is the issue cost per cell. Static counts: the loop's rarely taken branches (the
-query window refill once per group of rows, the end cells' code) count in full. The common
-path, the shortest path through the loop among those that issue all its min/max instructions
-(forward branches taken wherever that skips code without them; a packed lane's are its 16-bit
-pairs', not the scalar ones of its index arithmetic), estimates what a pass over a
-row of cells issues. It misses code that one thread runs every row while the others wait (the
-warp issues it all the same): the split kernels' hand-off by the last thread, row by row,
-was about 35 instructions a row outside it. The rebased lane's rebase, every 64 rows, is on it.
+gaps), so its static instruction count over that is the issue cost per cell. Static counts:
+the loop's rarely taken branches (the query window refill once per group of rows, the end
+cells' code) count in full. The common path, the shortest path through the loop among those
+that issue all its min/max instructions (forward branches taken wherever that skips code
+without them; a packed lane's are its 16-bit pairs', not the scalar ones of its index
+arithmetic), estimates what a pass over a row of cells issues. It leaves out the blocks that
+run once every few rows (the window refill, the rebased lane's rebase every 64 rows, the
+store of a window of handed-on rows), and it misses code that one thread runs every row while
+the others wait (the warp issues it all the same): the split kernels' hand-off by the last
+thread, row by row, was about 35 instructions a row outside it.
 Of the common path it also counts what issues to the integer ALU pipe, the one that bounds
 the score kernels (DPX min/max, logic, byte permutes, compares, selects; not IMAD, which the
 FMA pipe takes), and from the registers the warps a multiprocessor holds: fewer ALU-pipe
