@@ -94,6 +94,9 @@ def test_traceback_rows_only_of_the_named_workloads(
     monkeypatch.setattr(tool, "_time_kernels", lambda staged, repeats: 1e-3)
     monkeypatch.setattr(tool._gpu_traceback, "align", lambda *args: answer)
     monkeypatch.setattr(tool, "_traceback_kernel_seconds", phases)
+    every = [name for name, _ in tool._traceback_workloads(tmp_path, [])]
+    assert every == tool.workload_names(traceback=True)
+    simulated.clear()
     rows = tool._ab_traceback(tmp_path, {"base": tmp_path, "tree": None}, 2, 1, ["512 GL"])
     assert [row["workload"] for row in rows] == ["512 GL"]
     assert simulated == [512]  # the 125 bp reads, none of them named, are not made
@@ -102,3 +105,101 @@ def test_traceback_rows_only_of_the_named_workloads(
     assert row["equal"] and row["score_tcups"] == pytest.approx(9.0e-3)
     assert row["tree"] == {"fill": 2e-3, "walk": 1e-3, "pack": 1e-3}
     assert row["tree_tcups"] == pytest.approx(9.0e6 / 4e-3 / 1e12)
+
+
+def test_score_workloads_only_the_named_ones_local_scores_also_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The score A/B's workloads: local scores with their end cells and alone, the protein
+    search's scores alone, the long reads only when asked for; only what the named workloads
+    need is simulated or loaded."""
+    tool = _tool()
+    simulated: list[int] = []
+
+    class Batch(SimpleNamespace):
+        def __len__(self) -> int:
+            return len(self.lengths)
+
+    lengths = Batch(lengths=np.full(4, 100))
+
+    def simulate(genome, length, pairs, seed):
+        simulated.append(length)
+        return lengths, lengths, None
+
+    monkeypatch.setattr(tool, "load_genome", lambda path: ("genome", None))
+    monkeypatch.setattr(tool, "simulate_batches", simulate)
+    monkeypatch.setattr(tool.proteins, "load", lambda folder: lengths)
+    monkeypatch.setattr(tool.proteins, "shuffled_database", lambda real, size: lengths)
+    monkeypatch.setattr(tool.proteins, "pick_queries", lambda real, asked: lengths)
+    monkeypatch.setattr(tool.long_reads, "load", lambda folder: pytest.fail("not asked for"))
+
+    every = [(name, ends) for name, _, ends in tool._workloads(tmp_path, 4, [], 0)]
+    assert every == [
+        ("512 GL", True), ("512 GA", True), ("512 SA", True), ("512 LA", True),
+        ("512 LA alone", False), ("125 GL", True), ("125 LA", True), ("125 LA alone", False),
+        ("protein 100", False), ("protein 300", False), ("protein 1000", False),
+    ]  # fmt: skip
+    assert simulated == [512, 125]
+    # --only takes exactly these names, and the long reads'
+    assert tool.workload_names(traceback=False) == [name for name, _ in every] + [
+        "long global",
+        "long semi-global",
+    ]
+
+    simulated.clear()
+    named = tool._workloads(tmp_path, 4, ["512 LA alone", "protein 300"], 0)
+    rows = [(name, args[5], ends) for name, args, ends in named]
+    assert rows == [("512 LA alone", "local", False), ("protein 300", "local", False)]
+    assert simulated == [512]  # no 125 bp reads made
+
+
+def test_long_reads_are_staged_in_both_modes_when_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tool = _tool()
+    loaded = SimpleNamespace(reads=np.arange(10), regions=np.arange(10))
+    monkeypatch.setattr(tool.long_reads, "load", lambda folder: loaded)
+    monkeypatch.setattr(tool, "load_genome", lambda path: pytest.fail("no short reads asked"))
+    rows = list(tool._workloads(tmp_path, 4, ["long global", "long semi-global"], 10))
+    assert [(name, args[5], ends) for name, args, ends in rows] == [
+        ("long global", "global", True),
+        ("long semi-global", "semi-global", True),
+    ]
+    assert rows[0][1][6:] == (2, 1)  # affine 2/1, as the benchmark's long rows
+
+
+def test_score_rows_hold_each_sides_rate_and_the_long_reads_launches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each score row: both sides' TCUPS over the workload's cells, equal pairs counted; a
+    long-read row also each side's launches timed alone (the device stood in for)."""
+    tool = _tool()
+    batch = SimpleNamespace(lengths=np.array([1000, 2000]))
+    index = np.arange(2)
+    args = (batch, batch, index, index, None, "global", 2, 1)
+    staged_with: list[bool] = []
+
+    def stage(*given, ends):
+        staged_with.append(ends)
+        return ["launch"]
+
+    kind = {"seconds_alone": 1e-3, "tcups_alone": 5.0, "kernel_lane": "s16x2-bytes-rebased",
+            "tile": "32x32", "split": 8, "cluster": 1, "pairs": 2, "longest_target": 2000,
+            "registers": 128}  # fmt: skip
+    monkeypatch.setattr(
+        tool,
+        "_workloads",
+        lambda *a: iter([("512 LA alone", args, False), ("long global", args, True)]),
+    )
+    monkeypatch.setattr(tool, "_use_sources", lambda folder: None)
+    monkeypatch.setattr(tool._gpu_backend, "stage", stage)
+    monkeypatch.setattr(tool, "_results", lambda staged, pairs: np.zeros((pairs, 3)))
+    monkeypatch.setattr(tool, "_time_kernels", lambda staged, repeats: 1e-3)
+    monkeypatch.setattr(tool, "launch_breakdown", lambda launches, alone, m, n: [kind])
+    rows = tool._ab_scores(tmp_path, 4, {"base": tmp_path, "tree": None}, 2, 1, [], 2)
+    assert [row["workload"] for row in rows] == ["512 LA alone", "long global"]
+    assert staged_with == [False, False, True, True]  # each side, as each workload asks
+    cells = 1000 * 1000 + 2000 * 2000
+    assert rows[0]["equal"] == 2 and rows[0]["tcups"]["tree"] == pytest.approx(cells / 1e-3 / 1e12)
+    assert "launches" not in rows[0]
+    assert rows[1]["launches"] == {"base": [kind], "tree": [kind]}

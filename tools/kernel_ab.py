@@ -7,6 +7,8 @@ launch on the score call's streams, median of ``--repeats`` after a warm-up), so
 to the kernels is measured against the code before it on the same pairs, device and clocks:
 
     python tools/kernel_ab.py --base HEAD~1 --data .benchdata/align-gpu --out ab.json
+    python tools/kernel_ab.py --base DIR --data DIR --only "512 LA alone" "protein 300"
+    python tools/kernel_ab.py --base DIR --data DIR --long-reads 2500 --only "long global"
 
 ``--base`` is a git revision, or a folder holding a revision's kernel files, for a machine
 that has the working tree without its history (``git archive HEAD~1
@@ -14,9 +16,15 @@ src/seqwarp/align/kernels | tar -x --strip-components 4 -C DIR``).
 
 DNA: reads simulated from the benchmark's genome against their windows (+2/-1, linear gap 1
 or affine 2/1) at 512 bp (global linear and affine, semi-global and local affine) and 125 bp
-(global linear, local affine); protein: one real query of 100, 300 and 1000 residues against
-``--database`` shuffled proteins (BLOSUM62 11/1, local). Only kernel sources differ between
-the two sides: the Python code is the working tree's.
+(global linear, local affine); local scores twice, with their end cells ("512 LA") and alone
+("512 LA alone", as ``output="score"``, ``score_matrix`` and the benchmark's score rows run
+them); protein: one real query of about 100, 300 and 1000 residues against ``--database``
+shuffled proteins (BLOSUM62 11/1, local, scores alone, as the protein search runs them);
+``--long-reads N``: the first N of the benchmark's PBSIM reads against their regions (global
+and semi-global affine, "long global", "long semi-global"), each kind of launch also timed
+alone.
+``--only`` names the workloads to run (``"512 GL"``, ``"protein 300"``, ``"long global"``).
+Only kernel sources differ between the two sides: the Python code is the working tree's.
 
 ``--traceback``: the traceback's kernels instead (band or whole-matrix fill, walk, packing),
 on the benchmark's traceback pairs (a million 125 bp reads, 244,140 of 512 bp, the seeds of
@@ -41,8 +49,13 @@ import numpy as np
 
 from seqwarp import cuda
 from seqwarp.align import _gpu_backend, _gpu_traceback
-from seqwarp.bench import proteins
-from seqwarp.bench.align_gpu_measure import _results, _time_kernels, _traceback_kernel_seconds
+from seqwarp.bench import long_reads, proteins
+from seqwarp.bench.align_gpu_measure import (
+    _results,
+    _time_kernels,
+    _traceback_kernel_seconds,
+    launch_breakdown,
+)
 from seqwarp.bench.align_gpu_plan import Workload, dna_scoring
 from seqwarp.bench.workloads import load_genome, simulate_batches
 from seqwarp.scoring import Scoring
@@ -84,46 +97,99 @@ def _checkout(revision: str, into: Path) -> None:
         (into / name).write_text(text, encoding="utf-8")
 
 
-def _workloads(data: Path, database: int) -> Iterator[tuple[str, tuple]]:
-    """(name, ``stage`` arguments) of each workload."""
-    _, genome = load_genome(str(data / "genome.fa.gz"))
-    for length, pairs, cases in (
-        (512, 200_000, (("GL", "global", 1), ("GA", "global", 2), ("SA", "semi-global", 2),
-                        ("LA", "local", 2))),
-        (125, 1_000_000, (("GL", "global", 1), ("LA", "local", 2))),
-    ):  # fmt: skip
+# score workloads: (read length, pairs, (name, mode, gap open)), gap extend 1; local scores
+# with their end cells and alone (the other modes find theirs at no cost); protein queries
+# of about these lengths; the long reads in both modes
+_SCORE_CASES = (
+    (512, 200_000, (("GL", "global", 1), ("GA", "global", 2), ("SA", "semi-global", 2),
+                    ("LA", "local", 2))),
+    (125, 1_000_000, (("GL", "global", 1), ("LA", "local", 2))),
+)  # fmt: skip
+_SCORE_VARIANTS = {"local": (("", True), (" alone", False))}
+_PROTEIN_QUERIES = (100, 300, 1000)
+_LONG_MODES = ("global", "semi-global")
+# traceback workloads: (read length, pairs, (name, mode, gap model)), the benchmark's
+_TRACEBACK_CASES = (
+    (125, 1_000_000, (("GL", "global", "linear"), ("GA", "global", "affine"),
+                      ("SL", "semi-global", "linear"), ("LL", "local", "linear"),
+                      ("LA", "local", "affine"))),
+    (512, 244_140, (("GL", "global", "linear"), ("GA", "global", "affine"),
+                    ("LA", "local", "affine"))),
+)  # fmt: skip
+
+
+def workload_names(traceback: bool) -> list[str]:
+    """The names ``--only`` takes: the traceback's workloads, or the score ones."""
+    if traceback:
+        return [f"{length} {c[0]}" for length, _, cases in _TRACEBACK_CASES for c in cases]
+    names = [
+        f"{length} {short}{suffix}"
+        for length, _, cases in _SCORE_CASES
+        for short, mode, _ in cases
+        for suffix, _ in _SCORE_VARIANTS.get(mode, (("", True),))
+    ]
+    return names + [f"protein {n}" for n in _PROTEIN_QUERIES] + [f"long {m}" for m in _LONG_MODES]
+
+
+def _workloads(
+    data: Path, database: int, only: list[str], long_reads_used: int
+) -> Iterator[tuple[str, tuple, bool]]:
+    """(name, ``stage`` arguments, whether local scores find their end cells) of each score
+    workload named in ``only`` (all if it is empty; the long reads only if ``long_reads_used``),
+    simulating or loading only what the named ones need."""
+
+    def named(name: str) -> bool:
+        return not only or name in only
+
+    genome = None
+    for length, pairs, cases in _SCORE_CASES:
+        runs = [
+            (f"{length} {short}{suffix}", mode, gap_open, ends)
+            for short, mode, gap_open in cases
+            for suffix, ends in _SCORE_VARIANTS.get(mode, (("", True),))
+            if named(f"{length} {short}{suffix}")
+        ]
+        if not runs:
+            continue
+        if genome is None:
+            _, genome = load_genome(str(data / "genome.fa.gz"))
         queries, targets, _ = simulate_batches(genome, length, pairs, seed=2)
         index = np.arange(pairs, dtype=np.int64)
-        for short, mode, gap_open in cases:
+        for name, mode, gap_open, ends in runs:
             s = Scoring.dna(2, -1, gap_open, 1)
             yield (
-                f"{length} {short}",
+                name,
                 (queries, targets, index, index, s.matrix, mode, s.gap_open, s.gap_extend),
+                ends,
             )
-    real = proteins.load(str(data))
-    db = proteins.shuffled_database(real, database)
-    queries = proteins.pick_queries(real, [100, 300, 1000])
-    s = Scoring.blosum62(11, 1)
-    targets = np.arange(len(db), dtype=np.int64)
-    for k, length in enumerate(queries.lengths):
-        index = np.full(len(db), k, dtype=np.int64)
-        yield (
-            f"protein {length}",
-            (queries, db, index, targets, s.matrix, "local", s.gap_open, s.gap_extend),
-        )
+    lengths = list(_PROTEIN_QUERIES)
+    if any(named(f"protein {length}") for length in lengths):
+        real = proteins.load(str(data))
+        db = proteins.shuffled_database(real, database)
+        queries = proteins.pick_queries(real, lengths)
+        s = Scoring.blosum62(11, 1)
+        targets = np.arange(len(db), dtype=np.int64)
+        for k, asked in enumerate(lengths):
+            if named(f"protein {asked}"):
+                index = np.full(len(db), k, dtype=np.int64)
+                args = (queries, db, index, targets, s.matrix, "local", s.gap_open, s.gap_extend)
+                yield f"protein {asked}", args, False
+    modes = [mode for mode in _LONG_MODES if named(f"long {mode}")]
+    if long_reads_used and modes:
+        found = long_reads.load(data)
+        reads, regions = found.reads[:long_reads_used], found.regions[:long_reads_used]
+        index = np.arange(len(reads), dtype=np.int64)
+        s = dna_scoring("affine")
+        for mode in modes:
+            args = (reads, regions, index, index, s.matrix, mode, s.gap_open, s.gap_extend)
+            yield f"long {mode}", args, True
 
 
 def _traceback_workloads(data: Path, only: list[str]) -> Iterator[tuple[str, Workload]]:
     """(name, workload) of each traceback A/B named in ``only`` (all if it is empty): the
     benchmark's reads and windows, simulated only for the lengths asked for."""
     _, genome = load_genome(str(data / "genome.fa.gz"))
-    for length, pairs, cases in (
-        (125, 1_000_000, (("GL", "global", "linear"), ("GA", "global", "affine"),
-                          ("SL", "semi-global", "linear"), ("LL", "local", "linear"),
-                          ("LA", "local", "affine"))),
-        (512, 244_140, (("GL", "global", "linear"), ("GA", "global", "affine"),
-                        ("LA", "local", "affine"))),
-    ):  # fmt: skip
+    for length, pairs, cases in _TRACEBACK_CASES:
         named = [c for c in cases if not only or f"{length} {c[0]}" in only]
         if not named:
             continue
@@ -176,17 +242,24 @@ def _ab_traceback(
 
 
 def _ab_scores(
-    data: Path, database: int, sides: dict[str, Path | None], rounds: int, repeats: int
+    data: Path,
+    database: int,
+    sides: dict[str, Path | None],
+    rounds: int,
+    repeats: int,
+    only: list[str],
+    long_reads_used: int,
 ) -> list:
-    """One row a score workload: equal results and each side's TCUPS."""
+    """One row a score workload: equal results and each side's TCUPS (the long reads' also
+    each kind of launch alone, ``launch_breakdown``)."""
     rows = []
-    for name, args in _workloads(data, database):
+    for name, args, ends in _workloads(data, database, only, long_reads_used):
         q, t = args[0].lengths[args[2]], args[1].lengths[args[3]]
         cells = float(np.sum(q.astype(np.float64) * t))
         staged, results = {}, {}
         for side, source in sides.items():
             _use_sources(source)
-            staged[side] = _gpu_backend.stage(*args)
+            staged[side] = _gpu_backend.stage(*args, ends=ends)
             results[side] = _results(staged[side], len(args[2]))
         equal = int(np.sum(np.all(results["base"] == results["tree"], axis=1)))
         times: dict[str, list[float]] = {side: [] for side in sides}
@@ -194,13 +267,28 @@ def _ab_scores(
             for side in sides:
                 times[side].append(_time_kernels(staged[side], repeats))
         tcups = {side: cells / statistics.median(times[side]) / 1e12 for side in sides}
-        rows.append({"workload": name, "pairs": len(args[2]), "equal": equal,
-                     "tcups": tcups, "seconds": times})  # fmt: skip
+        row = {"workload": name, "pairs": len(args[2]), "equal": equal, "tcups": tcups,
+               "seconds": times}  # fmt: skip
         print(
-            f"{name:12s} equal {equal}/{len(args[2])}  base {tcups['base']:.3f}  "
+            f"{name:14s} equal {equal}/{len(args[2])}  base {tcups['base']:.3f}  "
             f"tree {tcups['tree']:.3f} TCUPS  x{tcups['tree'] / tcups['base']:.3f}",
             flush=True,
         )
+        if name.startswith("long"):
+            row["launches"] = {}
+            for side, launches in staged.items():
+                alone = [_time_kernels([launch], repeats) for launch in launches]
+                kinds = launch_breakdown(launches, alone, q, t)
+                row["launches"][side] = kinds
+                for kind in kinds:
+                    print(
+                        f"    {side:4s} {kind['seconds_alone'] * 1e3:7.2f} ms alone "
+                        f"{kind['tcups_alone']:.3f} TCUPS: {kind['kernel_lane']} {kind['tile']}, "
+                        f"{kind['split']} warps x {kind['cluster']} blocks, {kind['pairs']} pairs "
+                        f"up to {kind['longest_target']}, {kind['registers']} registers",
+                        flush=True,
+                    )
+        rows.append(row)
         del staged, results
     return rows
 
@@ -217,11 +305,17 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="JSON of the rows")
     parser.add_argument("--traceback", action="store_true", help="the traceback's kernels")
     parser.add_argument(
-        "--only", nargs="+", default=[], help="traceback workloads by name, such as '125 GL'"
+        "--only", nargs="+", default=[], help="workloads by name, such as '125 GL', 'protein 300'"
+    )
+    parser.add_argument(
+        "--long-reads", type=int, default=0, help="the benchmark's long reads used (0: none)"
     )
     options = parser.parse_args()
-    if options.only and not options.traceback:
-        parser.error("--only names traceback workloads: it needs --traceback")
+    if options.long_reads and options.traceback:
+        parser.error("--long-reads times the score kernels: not with --traceback")
+    unknown = sorted(set(options.only) - set(workload_names(options.traceback)))
+    if unknown:
+        parser.error(f"--only: no workload {unknown}; these: {workload_names(options.traceback)}")
     with tempfile.TemporaryDirectory() as folder:
         base = Path(options.base)
         if not base.is_dir():
@@ -232,8 +326,9 @@ def main() -> None:
             rows = _ab_traceback(options.data, sides, options.rounds, options.repeats, options.only)
         else:
             rows = _ab_scores(
-                options.data, options.database, sides, options.rounds, options.repeats
-            )
+                options.data, options.database, sides, options.rounds, options.repeats,
+                options.only, options.long_reads,
+            )  # fmt: skip
     if options.out:
         options.out.write_text(json.dumps(rows, indent=1))
 
