@@ -38,6 +38,7 @@ same pairs, so that the traceback's share of it reads as the benchmark's criteri
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import subprocess
@@ -118,16 +119,32 @@ _TRACEBACK_CASES = (
 )  # fmt: skip
 
 
+def _score_runs() -> list[tuple[str, int, int, str, int, bool]]:
+    """(name, read length, pairs, mode, gap open, whether local scores find their end cells)
+    of each DNA score workload, by read length."""
+    return [
+        (f"{length} {short}{suffix}", length, pairs, mode, gap_open, ends)
+        for length, pairs, cases in _SCORE_CASES
+        for short, mode, gap_open in cases
+        for suffix, ends in _SCORE_VARIANTS.get(mode, (("", True),))
+    ]
+
+
+def _traceback_runs() -> list[tuple[str, int, int, str, str, str]]:
+    """(name, read length, pairs, short name, mode, gap model) of each traceback workload,
+    by read length."""
+    return [
+        (f"{length} {short}", length, pairs, short, mode, gap)
+        for length, pairs, cases in _TRACEBACK_CASES
+        for short, mode, gap in cases
+    ]
+
+
 def workload_names(traceback: bool) -> list[str]:
     """The names ``--only`` takes: the traceback's workloads, or the score ones."""
     if traceback:
-        return [f"{length} {c[0]}" for length, _, cases in _TRACEBACK_CASES for c in cases]
-    names = [
-        f"{length} {short}{suffix}"
-        for length, _, cases in _SCORE_CASES
-        for short, mode, _ in cases
-        for suffix, _ in _SCORE_VARIANTS.get(mode, (("", True),))
-    ]
+        return [run[0] for run in _traceback_runs()]
+    names = [run[0] for run in _score_runs()]
     return names + [f"protein {n}" for n in _PROTEIN_QUERIES] + [f"long {m}" for m in _LONG_MODES]
 
 
@@ -142,20 +159,13 @@ def _workloads(
         return not only or name in only
 
     genome = None
-    for length, pairs, cases in _SCORE_CASES:
-        runs = [
-            (f"{length} {short}{suffix}", mode, gap_open, ends)
-            for short, mode, gap_open in cases
-            for suffix, ends in _SCORE_VARIANTS.get(mode, (("", True),))
-            if named(f"{length} {short}{suffix}")
-        ]
-        if not runs:
-            continue
+    runs = [run for run in _score_runs() if named(run[0])]
+    for (length, pairs), same in itertools.groupby(runs, key=lambda run: run[1:3]):
         if genome is None:
             _, genome = load_genome(str(data / "genome.fa.gz"))
         queries, targets, _ = simulate_batches(genome, length, pairs, seed=2)
         index = np.arange(pairs, dtype=np.int64)
-        for name, mode, gap_open, ends in runs:
+        for name, _, _, mode, gap_open, ends in same:
             s = Scoring.dna(2, -1, gap_open, 1)
             yield (
                 name,
@@ -189,14 +199,12 @@ def _traceback_workloads(data: Path, only: list[str]) -> Iterator[tuple[str, Wor
     """(name, workload) of each traceback A/B named in ``only`` (all if it is empty): the
     benchmark's reads and windows, simulated only for the lengths asked for."""
     _, genome = load_genome(str(data / "genome.fa.gz"))
-    for length, pairs, cases in _TRACEBACK_CASES:
-        named = [c for c in cases if not only or f"{length} {c[0]}" in only]
-        if not named:
-            continue
+    runs = [run for run in _traceback_runs() if not only or run[0] in only]
+    for (length, pairs), same in itertools.groupby(runs, key=lambda run: run[1:3]):
         queries, targets, _ = simulate_batches(genome, length, pairs, seed=1 + length)
-        for short, mode, gap in named:
+        for name, _, _, short, mode, gap in same:
             work = Workload(short, "short", length, queries, targets, dna_scoring(gap), mode)
-            yield f"{length} {short}", work
+            yield name, work
 
 
 def _ab_traceback(

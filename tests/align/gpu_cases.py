@@ -1,6 +1,6 @@
 """Inputs shared by the GPU tests: batches from code arrays, the test scorings, mutated copies,
-the DNA tiles whose stripes are not a power of two wide, a Hopper multiprocessor; the
-comparison of two backends' alignments."""
+the DNA tiles whose stripes are not a power of two wide; the comparison of two backends'
+alignments."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from collections.abc import Callable
 import numpy as np
 
 from seqwarp.align import Cigars, _gpu_backend
-from seqwarp.align.plan import SM_90
 from seqwarp.alphabets import Alphabet
 from seqwarp.scoring import Scoring
 from seqwarp.sequences import SequenceBatch
@@ -18,8 +17,6 @@ GAPS = {"linear": (1, 1), "affine": (2, 1)}  # DNA (gap_open, gap_extend)
 PROTEIN_GAPS = {"linear": (4, 4), "affine": (11, 1)}
 # (threads, columns a thread) of 20 or 24 columns: stripes not a power of two wide
 ODD_TILES = [(g, k) for g, k in _gpu_backend._TILES_DNA if (g * k) & (g * k - 1)]
-# an H100's or H200's multiprocessor
-HOPPER_SM = SM_90
 
 
 def batch(sequences: list[np.ndarray], alphabet: Alphabet) -> SequenceBatch:

@@ -15,11 +15,11 @@ import types
 
 import numpy as np
 import pytest
-from gpu_cases import HOPPER_SM
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from seqwarp.align import _cpu_backend, _gpu_backend, _gpu_cross
+from seqwarp.align.plan import SM_90
 from seqwarp.scoring import Scoring
 from seqwarp.sequences import SequenceBatch
 
@@ -203,7 +203,7 @@ def cupy_on_the_host(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(_gpu_backend, "_pinned", lambda cp, dtype, shape: np.full(shape, -9, dtype))
     monkeypatch.setattr(_gpu_backend, "release_pool", lambda device: None)
     monkeypatch.setattr(_gpu_backend, "_current_device", lambda: 0)
-    monkeypatch.setattr(_gpu_backend, "_multiprocessor", lambda ordinal: HOPPER_SM)
+    monkeypatch.setattr(_gpu_backend, "_multiprocessor", lambda ordinal: SM_90)
     monkeypatch.setattr(
         _gpu_cross, "thread_streams", lambda cp, device, count: [_Stream() for _ in range(count)]
     )

@@ -19,13 +19,13 @@ from pathlib import Path
 import numpy as np
 import parasail
 import pytest
-from gpu_cases import HOPPER_SM
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from seqwarp.align import _cpu_backend, _gpu_backend, _gpu_traceback
 from seqwarp.align._host_scan import one_query_sets, shape_sort
 from seqwarp.align.plan import (
+    SM_90,
     offset_bound,
     rebased_reach,
     rebased_step,
@@ -1089,7 +1089,7 @@ def test_clusters_from_compute_capability_9(monkeypatch: pytest.MonkeyPatch) -> 
     grid = _gpu_backend._Grid.of(replace(launch, cluster=8), 2, 9000, 60000, 5)
     assert (grid.blocks, grid.shared) == (8, 98304)
     monkeypatch.setattr(_gpu_backend, "_current_device", lambda: 0)
-    monkeypatch.setattr(_gpu_backend, "_multiprocessor", lambda ordinal: HOPPER_SM)
+    monkeypatch.setattr(_gpu_backend, "_multiprocessor", lambda ordinal: SM_90)
     grid.configure(kernel)
     assert kernel.max_dynamic_shared_size_bytes == 98304
     assert kernel.preferred_shared_memory_carveout == 86
@@ -1234,17 +1234,17 @@ def test_shared_carveout_keeps_the_blocks_registers_allow_and_leaves_the_rest_l1
     """Carve-outs of kernels as the engine launches them on Hopper, worked out by hand."""
     # the 125 bp band fill: 85 registers (11 x 256 a warp), 4 warps: 5 blocks by registers;
     # 5 x (24,624 + 1,024 reserved) = 128,240 bytes = 54.9 % of 233,472
-    assert resident_blocks(85, 128, 24624, HOPPER_SM) == 5
-    assert shared_carveout(85, 128, 24624, HOPPER_SM) == 55
+    assert resident_blocks(85, 128, 24624, SM_90) == 5
+    assert shared_carveout(85, 128, 24624, SM_90) == 55
     # split warps of 128 registers, 8 a block, 80 KiB of profiles: 2 blocks (registers and
     # shared memory both), 2 x 82,944 bytes = 71.05 %
-    assert resident_blocks(128, 256, 81920, HOPPER_SM) == 2
-    assert shared_carveout(128, 256, 81920, HOPPER_SM) == 72
+    assert resident_blocks(128, 256, 81920, SM_90) == 2
+    assert shared_carveout(128, 256, 81920, SM_90) == 72
     # 100 KiB a block: shared memory allows 2 of the 4 blocks the registers would
-    assert resident_blocks(64, 128, 102400, HOPPER_SM) == 2
-    assert shared_carveout(64, 128, 102400, HOPPER_SM) == 89
+    assert resident_blocks(64, 128, 102400, SM_90) == 2
+    assert shared_carveout(64, 128, 102400, SM_90) == 89
     # no shared memory: all L1
-    assert shared_carveout(40, 128, 0, HOPPER_SM) == 0
+    assert shared_carveout(40, 128, 0, SM_90) == 0
 
 
 @given(
@@ -1258,11 +1258,11 @@ def test_shared_carveout_never_costs_a_resident_block(
     """With the carve-out as the multiprocessor's shared memory, it holds as many blocks as
     with all of it, and at most one percent (the carve-out's unit) more than those take."""
     threads = 32 * warps
-    blocks = resident_blocks(registers, threads, block_shared, HOPPER_SM)
-    percent = shared_carveout(registers, threads, block_shared, HOPPER_SM)
-    carved = HOPPER_SM._replace(shared=percent * HOPPER_SM.shared // 100)
+    blocks = resident_blocks(registers, threads, block_shared, SM_90)
+    percent = shared_carveout(registers, threads, block_shared, SM_90)
+    carved = SM_90._replace(shared=percent * SM_90.shared // 100)
     if block_shared and blocks:
         assert resident_blocks(registers, threads, block_shared, carved) == blocks
-        taken = blocks * (block_shared + HOPPER_SM.reserved)
-        assert carved.shared < taken + HOPPER_SM.shared // 100
+        taken = blocks * (block_shared + SM_90.reserved)
+        assert carved.shared < taken + SM_90.shared // 100
     assert 0 <= percent <= 100
