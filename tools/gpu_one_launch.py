@@ -2,11 +2,12 @@
 workload a few times, for a profiler to take one launch apart (Nsight Compute's warp stall
 reasons, issue slots, occupancy and memory traffic), e.g.
 
-    ncu --clock-control none --launch-skip 2 --launch-count 1 \\
+    ncu --clock-control none -k regex:align_score --launch-skip 3 --launch-count 1 \\
         --section WarpStateStats --section SchedulerStats --section Occupancy \\
         python tools/gpu_one_launch.py --length 512 --mode global --gap linear
 
-(``--scores-only``: local kernels without their end cells, as score-only calls run them.)
+(it lists the score launches first, in the order a profiler counts them; ``--scores-only``:
+local kernels without their end cells, as score-only calls run them).
 
 The benchmark's reads (``seqwarp.bench.workloads.simulate_batches`` from ``--genome``, by
 default E. coli K-12) against their source windows, +2/-1, gap 1 (linear) or 2/1 (affine);
@@ -74,6 +75,13 @@ def main() -> None:
     else:
         staged = _gpu_backend.stage(*args, lanes=options.lanes, ends=not options.scores_only)
         what = f"{len(staged)} launches"
+        # which launch a profiler's --launch-skip picks (the first pass's, in this order)
+        for k, launch in enumerate(staged):
+            group, columns, split, cluster = launch.shape
+            print(
+                f"launch {k}: {launch.kernel_lane} {group}x{columns}, {split} warps x {cluster} "
+                f"blocks a pair set, {len(launch.pairs)} pairs, {launch.kernel.num_regs} registers"
+            )
 
         def one_pass() -> None:
             for launch in staged:
