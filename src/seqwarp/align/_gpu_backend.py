@@ -223,7 +223,10 @@ _TILES_PROTEIN = ((8, 8), (16, 8), (32, 8))
 # 995 residues: _TILES_PROTEIN 1.65 / 2.13 / 2.35 TCUPS, 12 columns a thread (8, 16 and 32
 # threads) 2.01 / 2.43 / 2.60, with 32 x 16 beside them 2.06 / 2.61 / 2.85, with 32 x 8
 # instead 1.77 / 2.41 / 2.74; 16 columns on 8, 16 and 32 threads 1.97 / 2.33 / 2.48 (80
-# registers, two blocks of 384 threads a multiprocessor, the ALU pipe 81 % busy on 32 x 8)
+# registers, two blocks of 384 threads a multiprocessor, the ALU pipe 81 % busy on 32 x 8).
+# Since two rows a pass: 16 columns beside 12 (tile_cost choosing) -0.3 to +0.9 %, 16 alone
+# -7 to -12 %, 20-32 columns at one block of 384 (align_score.cu's min_blocks) -6 to -13 %
+# (bench/results/align-gpu-profile-experiment-h200-2026-12-04.log)
 _TILES_TABLE = ((8, 12), (16, 12), (32, 12), (32, 16))
 _MAX_CHUNK_PAIRS = 1 << 22
 _SCRATCH_BYTES = 1 << 30
@@ -232,7 +235,9 @@ _SCRATCH_BYTES = 1 << 30
 # 332 ms with 4 GiB and 328 ms with 8 GiB on one H200 (a chunk that does not fit is halved)
 _SPLIT_SCRATCH_BYTES = 1 << 32
 # a large launch runs in at least this many chunks, of at least _MIN_CHUNK_PAIRS pairs, so
-# that its first kernels start while the later chunks' residues are still being copied
+# that its first kernels start while the later chunks' residues are still being copied (on
+# the call's streams in turn the chunks' tails overlap: the kernels of 8 chunks took at most
+# 0.9 % longer than of 1 at 125 and 512 bp, 1.5 % on the protein search, H200)
 _MIN_CHUNKS = 8
 _MIN_CHUNK_PAIRS = 1 << 14
 # a device's first launch starts with a chunk of this many pairs, each next one twice as large

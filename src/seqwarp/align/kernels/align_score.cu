@@ -14,7 +14,10 @@ namespace seqwarp {
 
 // Blocks a multiprocessor must hold (ptxas then bounds the registers), as measured on the H200:
 // the class-table lane 2 of 384 threads (24 warps, beside a table each and local mode's snapshots;
-// 3 of 256, before the snapshots, ran about 6 % faster than unbounded), global linear gaps 1
+// 3 of 256, before the snapshots, ran about 6 % faster than unbounded; 1 of 384 with 20, 24 or
+// 32 columns a thread, 144-168 registers and no spills, ran the protein search 6-13 % slower
+// than 2 with 12 columns, its fewer instructions a cell waiting at 3 warps a scheduler:
+// bench/results/align-gpu-profile-experiment-h200-2026-12-04.log), global linear gaps 1
 // (ptxas then allocates 80 registers instead of 72 and the 512 bp kernel ran 13 % faster; the
 // other kernels ran 1-6 % slower so), the rebased lane's global affine scores with a byte profile
 // 4 (128 registers instead of 150, 16 warps instead of 12: 40,000 pairs of 8 kbp ran 4.22 TCUPS
