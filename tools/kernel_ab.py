@@ -55,6 +55,7 @@ from seqwarp.bench.align_gpu_measure import (
     _results,
     _time_kernels,
     _traceback_kernel_seconds,
+    kind_line,
     launch_breakdown,
 )
 from seqwarp.bench.align_gpu_plan import Workload, dna_scoring
@@ -289,13 +290,7 @@ def _ab_scores(
                 kinds = launch_breakdown(launches, alone, q, t)
                 row["launches"][side] = kinds
                 for kind in kinds:
-                    print(
-                        f"    {side:4s} {kind['seconds_alone'] * 1e3:7.2f} ms alone "
-                        f"{kind['tcups_alone']:.3f} TCUPS: {kind['kernel_lane']} {kind['tile']}, "
-                        f"{kind['split']} warps x {kind['cluster']} blocks, {kind['pairs']} pairs "
-                        f"up to {kind['longest_target']}, {kind['registers']} registers",
-                        flush=True,
-                    )
+                    print(f"    {side:4s} {kind_line(kind)}", flush=True)
         rows.append(row)
         del staged, results
     return rows

@@ -64,6 +64,7 @@ from . import gpu_inputs, long_reads, proteins
 from .align_gpu_measure import (
     CEILING,
     instruction_rates,
+    kind_line,
     measure_all_pairs,
     measure_protein,
     measure_score,
@@ -374,9 +375,4 @@ def _progress(console: Console, row: dict) -> None:
     )
     console.print(f"{row['workload']} {row['output']}: {speeds} ({checks})")
     for kind in row.get("launches", []):
-        console.print(
-            f"  {kind['seconds_alone'] * 1e3:8.2f} ms alone, {kind['tcups_alone']:.3f} TCUPS: "
-            f"{kind['kernel_lane']} {kind['tile']}, {kind['split']} warps x {kind['cluster']} "
-            f"blocks a pair set, {kind['pairs']} pairs up to {kind['longest_target']} "
-            f"columns, {kind['registers']} registers"
-        )
+        console.print(f"  {kind_line(kind)}")

@@ -131,6 +131,17 @@ def launch_breakdown(
     return sorted(kinds.values(), key=lambda kind: -kind["seconds_alone"])
 
 
+def kind_line(kind: dict) -> str:
+    """One kind of launch of :func:`launch_breakdown`, as the benchmark and its A/B tool print
+    it: time and rate alone, kernel lane and shape, pairs, longest target, registers."""
+    return (
+        f"{kind['seconds_alone'] * 1e3:8.2f} ms alone, {kind['tcups_alone']:.3f} TCUPS: "
+        f"{kind['kernel_lane']} {kind['tile']}, {kind['split']} warps x {kind['cluster']} "
+        f"blocks a pair set, {kind['pairs']} pairs up to {kind['longest_target']} "
+        f"columns, {kind['registers']} registers"
+    )
+
+
 def _results(staged: list[_gpu_backend.Staged], pairs: int) -> np.ndarray:
     """Run every staged launch once and gather the results in pair order."""
     out = np.empty((pairs, 3), dtype=np.int64)
