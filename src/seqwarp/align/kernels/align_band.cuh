@@ -163,7 +163,7 @@ __device__ __forceinline__ void band_dp(
             const long long tk = k ? ts[PAIRS - 1] : ts[0];
             const int code = j < nk ? codes[tk + j] : alpha;
             const P* column = columns + code * letters;
-            P* at = prof + k * letters * COLS + ((c / W) * G + owner) * W + c % W;
+            P* at = prof + k * letters * COLS + profile_slot<W, G>(owner, c);
             for (int letter = 0; letter < letters; ++letter) at[letter * COLS] = column[letter];
         }
     };

@@ -367,6 +367,14 @@ __host__ __device__ constexpr int profile_load() {
                                                         : 4;
 }
 
+// where column c of thread `owner`'s K columns lies in a letter's row of the profile (the
+// swizzle profile_scores reads: W elements a load, the G threads' loads of each W columns side
+// by side, so that a group's loads fall on distinct banks)
+template <int W, int G>
+__device__ __forceinline__ int profile_slot(int owner, int c) {
+    return ((c / W) * G + owner) * W + c % W;
+}
+
 // the substitution scores of a row's letter(s) q (a byte a pair) against the thread's K
 // columns, from a profile laid out [pair][letter][swizzled column] over G * K columns (the
 // paired lane: [letter][swizzled column], a word holding both pairs' scores); `at`: the
@@ -955,7 +963,7 @@ __device__ __forceinline__ void align_dp(
         // letters unrolled by ptxas 0.5-2.3 % slower than one at a time)
         for (int col = t; !TABLE && col < COLS; col += G) {
             const int owner = col / K, c = col % K;
-            const int at = ((c / W) * G + owner) * W + c % W;  // in each letter's row
+            const int at = profile_slot<W, G>(owner, c);  // in each letter's row
             const int j = s0 + col;                        // 0-based target residue
             const int* column[PAIRS];                      // the residue's matrix column
 #pragma unroll
