@@ -96,3 +96,15 @@ def test_a_packed_lanes_scalar_minimum_does_not_draw_the_common_path() -> None:
     # int32 cells: a scalar maximum is a cell's, and the path takes it
     _, common = tool._row_loop(tool.read_body(ROW_WITH_RARE_BLOCK, packed=False))
     assert common["MEMBAR"] == 1 and common["VIADDMNMX"] == 2
+
+
+def test_listing_marks_the_common_path(capsys) -> None:
+    tool = _tool()
+    body = tool.read_body(ROW_WITH_RARE_BLOCK, packed=True)
+    span = tool.row_loop_span(body)
+    assert span == (0, 6)
+    # the rare block (its scalar minimum and barrier) is branched over
+    assert tool.common_path(body, *span) == [0, 1, 2, 5, 6]
+    tool.print_listing(body, *span)
+    marked = [line.split()[0] == "*" for line in capsys.readouterr().out.splitlines()]
+    assert marked == [True, True, True, False, False, True, True]

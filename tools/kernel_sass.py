@@ -33,6 +33,8 @@ it was: run the tool in two checkouts (``git worktree``) and compare the digests
     python tools/kernel_sass.py --fill                           # their traceback fills
     python tools/kernel_sass.py --band global:linear:s16x2-bytes:16:4   # a band fill (its
                                                                  # step loop: one row of a block)
+    python tools/kernel_sass.py --band --listing global:linear:s16x2-bytes:16:4   # and its
+                                              # loop's instructions, the common path's marked *
 """
 
 from __future__ import annotations
@@ -157,13 +159,11 @@ def read_body(sass: str, packed: bool) -> list[tuple[int, str, str, bool]]:
     return body
 
 
-def _row_loop(
-    body: list[tuple[int, str, str, bool]],
-) -> tuple[collections.Counter, collections.Counter]:
-    """Opcode counts of the row loop: of the loops (backward branches) holding at least half
-    of the most min/max instructions any loop holds, the densest in them (the stripe loop
-    around it holds as many or more, with the stripe's setup and, where a pass computes two
-    rows, the odd last row), and those of its common path (see :func:`_common_path`)."""
+def row_loop_span(body: list[tuple[int, str, str, bool]]) -> tuple[int, int] | None:
+    """First and last place in ``body`` of the row loop: of the loops (backward branches)
+    holding at least half of the most min/max instructions any loop holds, the densest in them
+    (the stripe loop around it holds as many or more, with the stripe's setup and, where a pass
+    computes two rows, the odd last row); None without a loop."""
     address = {at: k for k, (at, *_) in enumerate(body)}
     loops = []
     for k, (at, op, rest, _) in enumerate(body):
@@ -171,14 +171,30 @@ def _row_loop(
         if op == "BRA" and target and int(target.group(1), 16) < at:
             start = address.get(int(target.group(1), 16), 0)
             ops = collections.Counter(o for _, o, _, _ in body[start : k + 1])
-            loops.append((sum(ops[o] for o in _DP_OPS), k - start, ops, start, k))
+            loops.append((sum(ops[o] for o in _DP_OPS), k - start, start, k))
     if not loops:
-        return collections.Counter(), collections.Counter()
+        return None
     most = max(x[0] for x in loops)
-    _, _, ops, start, end = max(
+    _, _, start, end = max(
         (x for x in loops if x[0] >= 0.5 * most), key=lambda x: x[0] / (x[1] + 1)
     )
-    return ops, _common_path(body, address, start, end)
+    return start, end
+
+
+def _row_loop(
+    body: list[tuple[int, str, str, bool]],
+) -> tuple[collections.Counter, collections.Counter]:
+    """Opcode counts of the row loop (:func:`row_loop_span`) and of its common path (see
+    :func:`common_path`)."""
+    span = row_loop_span(body)
+    if span is None:
+        return collections.Counter(), collections.Counter()
+    start, end = span
+    path = common_path(body, start, end)
+    return (
+        collections.Counter(o for _, o, _, _ in body[start : end + 1]),
+        collections.Counter(body[k][1] for k in path),
+    )
 
 
 def rows_a_pass(common: collections.Counter, affine: bool) -> int:
@@ -188,10 +204,12 @@ def rows_a_pass(common: collections.Counter, affine: bool) -> int:
     return max(1, common["SHFL.UP"] // (3 if affine else 2))
 
 
-def _common_path(body: list, address: dict[int, int], start: int, end: int) -> collections.Counter:
-    """Opcodes issued from ``body[start]`` to ``body[end]`` (the loop's backward branch) on
-    the path, through fall-throughs and forward branches inside the loop, with the most
-    min/max instructions and, among those, the fewest instructions."""
+def common_path(body: list, start: int, end: int) -> list[int]:
+    """Places of the instructions issued from ``body[start]`` to ``body[end]`` (the loop's
+    backward branch) on the path, through fall-throughs and forward branches inside the loop,
+    with the most min/max instructions and, among those, the fewest instructions; empty when
+    no path reaches the branch."""
+    address = {at: k for k, (at, *_) in enumerate(body)}
     # (minus min/max count, count), and the step each place is reached from
     best = {start: (-(body[start][1] in _DP_OPS), 1)}
     came_from: dict[int, int] = {}
@@ -211,14 +229,24 @@ def _common_path(body: list, address: dict[int, int], start: int, end: int) -> c
             here = (dp - (body[step][1] in _DP_OPS), count + 1)
             if step not in best or here < best[step]:
                 best[step], came_from[step] = here, k
-    path = collections.Counter()
-    if end in best:
-        at = end
-        while at != start:
-            path[body[at][1]] += 1
-            at = came_from[at]
-        path[body[start][1]] += 1
-    return path
+    if end not in best:
+        return []
+    path = [end]
+    while path[-1] != start:
+        path.append(came_from[path[-1]])
+    return path[::-1]
+
+
+def print_listing(body: list, start: int, end: int) -> None:
+    """The row loop's instructions, those of its common path marked ``*``."""
+    on_path = set(common_path(body, start, end))
+    for k in range(start, end + 1):
+        at, op, rest, conditional = body[k]
+        operands = rest.split(";")[0].strip()
+        # opcodes as read_body names them (modifiers dropped); '@' a predicated one
+        print(
+            f"  {'*' if k in on_path else ' '} {at:05x}  {'@' if conditional else ' '}{op} {operands}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -232,6 +260,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--band", action="store_true", help="the traceback's band fills (align_band.cuh)"
+    )
+    parser.add_argument(
+        "--listing",
+        action="store_true",
+        help="print the row loop's instructions, its common path's marked *",
     )
     parser.add_argument(
         "--scores-only",
@@ -295,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
             )
         print("  " + ", ".join(f"{op} {count}" for op, count in loop.most_common(12)))
         print(f"  SASS digest {sass_digest(sass)} (equal digests: the same instructions)")
+        span = row_loop_span(body)
+        if args.listing and span:
+            print_listing(body, *span)
     return 0
 
 
