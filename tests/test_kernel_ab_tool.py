@@ -42,6 +42,16 @@ def test_sources_come_from_the_folder_then_from_the_package(tmp_path: Path) -> N
     assert cuda.kernel_source("seqwarp.align", "align_trace.cu") == packaged
 
 
+def test_a_tree_folder_must_hold_every_kernel_file(tmp_path: Path) -> None:
+    tool = _tool()
+    every = sorted(p.name for p in KERNELS.iterdir() if p.suffix in (".cu", ".cuh"))
+    assert "align_band.cuh" in every and tool._missing_kernel_files(tmp_path) == every
+    shutil.copytree(KERNELS, tmp_path, dirs_exist_ok=True)
+    assert tool._missing_kernel_files(tmp_path) == []
+    (tmp_path / "lanes.cuh").unlink()
+    assert tool._missing_kernel_files(tmp_path) == ["lanes.cuh"]
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_checkout_writes_a_revisions_kernel_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -12,7 +12,9 @@ to the kernels is measured against the code before it on the same pairs, device 
 
 ``--base`` is a git revision, or a folder holding a revision's kernel files, for a machine
 that has the working tree without its history (``git archive HEAD~1
-src/seqwarp/align/kernels | tar -x --strip-components 4 -C DIR``).
+src/seqwarp/align/kernels | tar -x --strip-components 4 -C DIR``). ``--tree`` takes the other
+side from a folder too (a copy of the kernels folder with a variant's changes), so that several
+variants can be measured against one base in one session, a run each.
 
 DNA: reads simulated from the benchmark's genome against their windows (+2/-1, linear gap 1
 or affine 2/1) at 512 bp (global linear and affine, semi-global and local affine) and 125 bp
@@ -79,6 +81,13 @@ def _use_sources(folder: Path | None) -> None:
 
         cuda.kernel_source = kernel_source
     cuda._requests.clear()
+
+
+def _missing_kernel_files(folder: Path) -> list[str]:
+    """The package's kernel files that ``folder`` lacks (a side compiles from one folder)."""
+    packaged = Path(__file__).resolve().parents[1] / _KERNELS
+    names = [p.name for p in packaged.iterdir() if p.suffix in (".cu", ".cuh")]
+    return sorted(name for name in names if not (folder / name).is_file())
 
 
 def _checkout(revision: str, into: Path) -> None:
@@ -301,6 +310,11 @@ def main() -> None:
     parser.add_argument(
         "--base", default="HEAD", help="git revision of the other kernels, or a folder of them"
     )
+    parser.add_argument(
+        "--tree",
+        type=Path,
+        help="a folder of kernel files for the other side (default: the package's own)",
+    )
     parser.add_argument("--data", type=Path, required=True, help="align-gpu --prepare-inputs")
     parser.add_argument("--database", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=3)
@@ -319,12 +333,16 @@ def main() -> None:
     unknown = sorted(set(options.only) - set(workload_names(options.traceback)))
     if unknown:
         parser.error(f"--only: no workload {unknown}; these: {workload_names(options.traceback)}")
+    if options.tree is not None:
+        missing = _missing_kernel_files(options.tree)
+        if missing:
+            parser.error(f"--tree {options.tree}: no {', '.join(missing)} (copy the whole folder)")
     with tempfile.TemporaryDirectory() as folder:
         base = Path(options.base)
         if not base.is_dir():
             base = Path(folder)
             _checkout(options.base, base)
-        sides = {"base": base, "tree": None}
+        sides = {"base": base, "tree": options.tree}
         if options.traceback:
             rows = _ab_traceback(options.data, sides, options.rounds, options.repeats, options.only)
         else:
