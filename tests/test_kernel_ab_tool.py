@@ -117,6 +117,49 @@ def test_traceback_rows_only_of_the_named_workloads(
     assert row["tree_tcups"] == pytest.approx(9.0e6 / 4e-3 / 1e12)
 
 
+def test_band_columns_apply_to_the_tree_side_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--band-columns``: the tree side's calls (its results and its timed calls) see the given
+    band tiles, the base's the engine's own, which are back after the run; each row says the
+    tile each side took."""
+    tool = _tool()
+    engine = tool._gpu_traceback._BAND_COLUMNS
+    seen: list[tuple] = []
+
+    class Reads(SimpleNamespace):
+        def __len__(self) -> int:
+            return len(self.lengths)
+
+    def simulate(genome, length, pairs, seed):
+        return Reads(lengths=np.full(3, 125)), Reads(lengths=np.full(3, 137)), None
+
+    def align(*args):
+        seen.append(("align", tool._gpu_traceback._BAND_COLUMNS[False]))
+        return np.zeros((3, 8), dtype=np.int32), SimpleNamespace(codes=b"3=", offsets=[0, 2])
+
+    def phases(work, index, repeats):
+        seen.append(("timed", tool._gpu_traceback._BAND_COLUMNS[False]))
+        return {"fill": 2e-3, "walk": 1e-3, "pack": 1e-3}
+
+    monkeypatch.setattr(tool, "load_genome", lambda path: ("genome", None))
+    monkeypatch.setattr(tool, "simulate_batches", simulate)
+    monkeypatch.setattr(tool, "_use_sources", lambda folder: None)
+    monkeypatch.setattr(tool._gpu_backend, "stage", lambda *args, **kw: None)
+    monkeypatch.setattr(tool, "_time_kernels", lambda staged, repeats: 1e-3)
+    monkeypatch.setattr(tool._gpu_traceback, "align", align)
+    monkeypatch.setattr(tool, "_traceback_kernel_seconds", phases)
+    sides = {"base": tmp_path, "tree": tmp_path}
+    rows = tool._ab_traceback(tmp_path, sides, 1, 1, ["125 GL"], {"tree": (12, 16)})
+    assert seen == [
+        ("align", engine[False]), ("align", (12, 16)), ("timed", engine[False]),
+        ("timed", (12, 16)),
+    ]  # fmt: skip
+    assert tool._gpu_traceback._BAND_COLUMNS is engine
+    # 125 against 137 residues, global: the engine's 16 x 4, the tree's first choice 12 x 4
+    assert rows[0]["band_tiles"] == {"base": (16, 4), "tree": (12, 4)}
+
+
 def test_score_workloads_only_the_named_ones_local_scores_also_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -34,12 +34,16 @@ on the benchmark's traceback pairs (a million 125 bp reads, 244,140 of 512 bp, t
 benchmark times it (``_traceback_kernel_seconds``: CUDA events between the kernels of chunks
 that run back to back, median of ``--repeats`` calls), beside the score kernels' speed on the
 same pairs, so that the traceback's share of it reads as the benchmark's criterion does;
-``--only`` names the workloads to run (``"125 GL"``, ``"512 LA"``: length, then mode and gap).
+``--only`` names the workloads to run (``"125 GL"``, ``"512 LA"``: length, then mode and gap);
+``--band-columns K ...`` gives the tree side other band tiles (columns a thread, in order of
+preference, as the engine's ``_BAND_COLUMNS``), so that two tiles can be timed on the same
+kernels: ``--base DIR --tree DIR --band-columns 12 16 --only "125 GL"`` (DIR the same folder).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import statistics
@@ -217,11 +221,31 @@ def _traceback_workloads(data: Path, only: list[str]) -> Iterator[tuple[str, Wor
             yield name, work
 
 
+@contextlib.contextmanager
+def _band_columns(columns: tuple[int, ...] | None) -> Iterator[None]:
+    """The band fill's columns a thread, in order of preference for both gap models, while
+    the block runs (``_gpu_traceback._BAND_COLUMNS``); None leaves the engine's own."""
+    kept = _gpu_traceback._BAND_COLUMNS
+    if columns is not None:
+        _gpu_traceback._BAND_COLUMNS = {False: columns, True: columns}
+    try:
+        yield
+    finally:
+        _gpu_traceback._BAND_COLUMNS = kept
+
+
 def _ab_traceback(
-    data: Path, sides: dict[str, Path | None], rounds: int, repeats: int, only: list[str]
+    data: Path,
+    sides: dict[str, Path | None],
+    rounds: int,
+    repeats: int,
+    only: list[str],
+    band_columns: dict[str, tuple[int, ...] | None] | None = None,
 ) -> list:
     """One row a traceback workload (those named in ``only``, all if it is empty): equal
-    results, phases and TCUPS of each side."""
+    results, phases and TCUPS of each side, and the band tile each side took (``band_columns``:
+    a side's band columns in order of preference, where it differs from the engine's)."""
+    columns = band_columns or {}
     rows = []
     for name, work in _traceback_workloads(data, only):
         s, pairs = work.scoring, len(work.queries)
@@ -232,28 +256,34 @@ def _ab_traceback(
         staged = _gpu_backend.stage(*args, ends=work.mode != "local")
         score = statistics.median(_time_kernels(staged, repeats) for _ in range(rounds))
         del staged
-        results = {}
+        m, n = work.queries.lengths, work.targets.lengths
+        results, tiles = {}, {}
         for side, source in sides.items():
             _use_sources(source)
-            fields, cigars = _gpu_traceback.align(*args)
+            with _band_columns(columns.get(side)):
+                tiles[side] = _gpu_traceback.band_group(work.mode, s.gap_open != s.gap_extend, m, n)
+                fields, cigars = _gpu_traceback.align(*args)
             results[side] = (np.asarray(fields), cigars.codes, cigars.offsets)
         equal = all(np.array_equal(a, b) for a, b in zip(*results.values(), strict=True))
         phases: dict[str, list[dict]] = {side: [] for side in sides}
         for _ in range(rounds):
             for side, source in sides.items():
                 _use_sources(source)
-                phases[side].append(_traceback_kernel_seconds(work, index, repeats))
+                with _band_columns(columns.get(side)):
+                    phases[side].append(_traceback_kernel_seconds(work, index, repeats))
         row = {"workload": name, "pairs": pairs, "equal": equal,
-               "score_tcups": work.cells / score / 1e12}  # fmt: skip
+               "score_tcups": work.cells / score / 1e12, "band_tiles": tiles}  # fmt: skip
         for side, runs in phases.items():
             row[side] = {phase: statistics.median(r[phase] for r in runs) for phase in runs[0]}
             row[f"{side}_tcups"] = work.cells / sum(row[side].values()) / 1e12
         rows.append(row)
         ms = {side: " ".join(f"{k} {v * 1e3:.2f}" for k, v in row[side].items()) for side in sides}
         share = {side: row[f"{side}_tcups"] / row["score_tcups"] for side in sides}
+        tile = {side: "x".join(map(str, t)) if t else "whole" for side, t in tiles.items()}
         print(
             f"{name:8s} equal {equal}  of score {share['base']:.3f} -> {share['tree']:.3f}  "
-            f"x{share['tree'] / share['base']:.3f}  base ms: {ms['base']}  tree ms: {ms['tree']}",
+            f"x{share['tree'] / share['base']:.3f}  base ({tile['base']}) ms: {ms['base']}  "
+            f"tree ({tile['tree']}) ms: {ms['tree']}",
             flush=True,
         )
     return rows
@@ -327,9 +357,17 @@ def main() -> None:
     parser.add_argument(
         "--long-reads", type=int, default=0, help="the benchmark's long reads used (0: none)"
     )
+    parser.add_argument(
+        "--band-columns",
+        type=int,
+        nargs="+",
+        help="with --traceback: the tree side's band columns a thread, in order of preference",
+    )
     options = parser.parse_args()
     if options.long_reads and options.traceback:
         parser.error("--long-reads times the score kernels: not with --traceback")
+    if options.band_columns and not options.traceback:
+        parser.error("--band-columns is the traceback's band tile: only with --traceback")
     unknown = sorted(set(options.only) - set(workload_names(options.traceback)))
     if unknown:
         parser.error(f"--only: no workload {unknown}; these: {workload_names(options.traceback)}")
@@ -344,7 +382,11 @@ def main() -> None:
             _checkout(options.base, base)
         sides = {"base": base, "tree": options.tree}
         if options.traceback:
-            rows = _ab_traceback(options.data, sides, options.rounds, options.repeats, options.only)
+            tree_columns = tuple(options.band_columns) if options.band_columns else None
+            rows = _ab_traceback(
+                options.data, sides, options.rounds, options.repeats, options.only,
+                {"tree": tree_columns},
+            )  # fmt: skip
         else:
             rows = _ab_scores(
                 options.data, options.database, sides, options.rounds, options.repeats,
