@@ -256,6 +256,8 @@ def _ab_traceback(
         staged = _gpu_backend.stage(*args, ends=work.mode != "local")
         score = statistics.median(_time_kernels(staged, repeats) for _ in range(rounds))
         del staged
+        # each side's band tile as band_group picks it for the workload's pairs as a whole (the
+        # engine picks one a launch; the benchmark's pairs of a length are alike)
         m, n = work.queries.lengths, work.targets.lengths
         results, tiles = {}, {}
         for side, source in sides.items():

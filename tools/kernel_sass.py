@@ -328,8 +328,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         print("  " + ", ".join(f"{op} {count}" for op, count in loop.most_common(12)))
         print(f"  SASS digest {sass_digest(sass)} (equal digests: the same instructions)")
-        span = row_loop_span(body)
-        if args.listing and span:
+        if args.listing and (span := row_loop_span(body)):
             print_listing(body, *span)
     return 0
 
