@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -13,15 +11,11 @@ import pytest
 from seqwarp.align import Aligner
 from seqwarp.bench.align_gpu_plan import dna_scoring
 from seqwarp.bench.workloads import simulate_batches
-
-TOOL = Path(__file__).resolve().parents[1] / "tools" / "band_windows.py"
+from tool_modules import load_tool
 
 
 def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("band_windows", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("band_windows")
 
 
 def _path_diagonals(cigar: str, query_begin: int, target_begin: int) -> tuple[int, int]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,17 +11,14 @@ import numpy as np
 import pytest
 
 from seqwarp import cuda
+from tool_modules import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
-TOOL = ROOT / "tools" / "kernel_ab.py"
 KERNELS = ROOT / "src" / "seqwarp" / "align" / "kernels"
 
 
 def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("kernel_ab", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("kernel_ab")
 
 
 def test_sources_come_from_the_folder_then_from_the_package(tmp_path: Path) -> None:
