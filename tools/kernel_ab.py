@@ -14,7 +14,7 @@ to the kernels is measured against the code before it on the same pairs, device 
 that has the working tree without its history (``git archive HEAD~1
 src/seqwarp/align/kernels | tar -x --strip-components 4 -C DIR``). ``--tree`` takes the other
 side from a folder too (a copy of the kernels folder with a variant's changes), so that several
-variants can be measured against one base in one session, a run each.
+variants can be measured against one base, a run each.
 
 DNA: reads simulated from the benchmark's genome against their windows (+2/-1, linear gap 1
 or affine 2/1) at 512 bp (global linear and affine, semi-global and local affine) and 125 bp
