@@ -21,6 +21,7 @@ import argparse
 
 import numba
 import numpy as np
+from band_windows import score_bounds  # tools/, beside this script
 
 from seqwarp.align import Aligner, _cpu_backend, cpu
 from seqwarp.bench.align_gpu_plan import dna_scoring
@@ -28,12 +29,10 @@ from seqwarp.bench.workloads import load_genome, simulate_batches
 
 
 def band(m: int, n: int, score: int, best: int, gap_extend: int) -> tuple[int, int]:
-    """The diagonals ``lo <= j - i <= hi`` where a global path may score ``score``: those
-    whose fewest gap residues ``g`` keep ``best (m + n - g) / 2 - gap_extend g >= score``."""
-    # g <= (best (m + n) - 2 score) / (best + 2 gap_extend), in integers
-    most_gaps = (best * (m + n) - 2 * score) // (best + 2 * gap_extend)
-    spare = (most_gaps - abs(n - m)) // 2  # diagonals beyond those between 0 and n - m
-    return max(-m, min(0, n - m) - spare), min(n, max(0, n - m) + spare)
+    """The diagonals ``lo <= j - i <= hi`` of the matrix where a global path may score
+    ``score``: ``band_windows.score_bounds``'s (the kernels' bound), within the matrix."""
+    lo, hi = score_bounds("global", [m], [n], [score], best, gap_extend)
+    return max(-m, int(lo[0])), min(n, int(hi[0]))
 
 
 @numba.njit(cache=True)
