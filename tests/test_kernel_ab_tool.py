@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 from pathlib import Path
@@ -145,8 +146,16 @@ def test_band_columns_apply_to_the_tree_side_alone(
     monkeypatch.setattr(tool, "_time_kernels", lambda staged, repeats: 1e-3)
     monkeypatch.setattr(tool._gpu_traceback, "align", align)
     monkeypatch.setattr(tool, "_traceback_kernel_seconds", phases)
+    held: list[int | None] = []
+
+    @contextlib.contextmanager
+    def band_fills(most):
+        held.append(most)
+        yield [{"registers": 72, "shared": 1, "blocks": most or 7}]
+
+    monkeypatch.setattr(tool, "_band_fills", band_fills)
     sides = {"base": tmp_path, "tree": tmp_path}
-    rows = tool._ab_traceback(tmp_path, sides, 1, 1, ["125 GL"], {"tree": (12, 16)})
+    rows = tool._ab_traceback(tmp_path, sides, 1, 1, ["125 GL"], {"tree": (12, 16)}, {"tree": 5})
     assert seen == [
         ("align", engine[False]), ("align", (12, 16)), ("timed", engine[False]),
         ("timed", (12, 16)),
@@ -154,6 +163,9 @@ def test_band_columns_apply_to_the_tree_side_alone(
     assert tool._gpu_traceback._BAND_COLUMNS is engine
     # 125 against 137 residues, global: the engine's 16 x 4, the tree's first choice 12 x 4
     assert rows[0]["band_tiles"] == {"base": (16, 4), "tree": (12, 4)}
+    # --fill-blocks: the tree side's calls alone held to 5 blocks; each side's fills recorded
+    assert held == [None, 5, None, 5]
+    assert [f[0]["blocks"] for f in rows[0]["band_fills"].values()] == [7, 5]
 
 
 def test_score_workloads_only_the_named_ones_local_scores_also_alone(
@@ -252,3 +264,52 @@ def test_score_rows_hold_each_sides_rate_and_the_long_reads_launches(
     assert rows[0]["equal"] == 2 and rows[0]["tcups"]["tree"] == pytest.approx(cells / 1e-3 / 1e12)
     assert "launches" not in rows[0]
     assert rows[1]["launches"] == {"base": [kind], "tree": [kind]}
+
+
+def test_padded_shared_holds_a_multiprocessor_to_the_blocks_asked() -> None:
+    """Padded, a block with the global band fill's 16 static bytes lets an sm_90
+    multiprocessor hold exactly the blocks asked for (registers permitting); a block that
+    already takes more keeps its own shared memory."""
+    tool = _tool()
+    sm = tool.plan.SM_90
+    for most in range(1, 17):  # 16 blocks of 128 threads fill the multiprocessor's threads
+        shared = tool.padded_shared(1024, most, sm)
+        assert tool.plan.resident_blocks(32, 128, shared + 16, sm) == most
+    # the 125 bp global linear fills: 16 x 4 at 85 registers, 12 x 4 at 72
+    assert tool.plan.resident_blocks(85, 128, 20512 + 16, sm) == 5
+    assert tool.plan.resident_blocks(72, 128, 15392 + 16, sm) == 7
+    assert tool.plan.resident_blocks(72, 128, tool.padded_shared(15392, 5, sm) + 16, sm) == 5
+    assert tool.padded_shared(200_000, 2, sm) == 200_000
+
+
+def test_band_fills_are_recorded_and_padded_while_the_block_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--fill-blocks``: within the block the band fills' grids are padded to the blocks
+    asked for and each configured band fill is recorded with its registers and blocks; other
+    grids pass as they are; the engine's functions are back afterwards."""
+    tool = _tool()
+    gpu, traceback = tool._gpu_backend, tool._gpu_traceback
+    monkeypatch.setattr(gpu, "_current_device", lambda: 0)
+    monkeypatch.setattr(gpu, "_multiprocessor", lambda ordinal: tool.plan.SM_90)
+    band_grid, configure = traceback._band_grid, gpu._Grid.configure
+    launch = SimpleNamespace(kernel_lane="s16x2-bytes", lane_pairs=2)
+    kernel = SimpleNamespace(num_regs=72, shared_size_bytes=16)
+    with tool._band_fills(5) as fills:
+        grid = traceback._band_grid(launch, 12, 4, 1000, 4)
+        grid.configure(kernel)
+        other = gpu._Grid(1, 128, 1024, 0, 1)
+        other.configure(SimpleNamespace(num_regs=40, shared_size_bytes=0))
+    assert traceback._band_grid is band_grid and gpu._Grid.configure is configure
+    assert grid.shared == tool.padded_shared(15392, 5, tool.plan.SM_90)
+    assert fills == [{"registers": 72, "shared": grid.shared + 16, "blocks": 5}]
+    # the carve-out follows the padded blocks: five of them, the rest L1
+    assert kernel.preferred_shared_memory_carveout == tool.plan.shared_carveout(
+        72, 128, grid.shared + 16, tool.plan.SM_90
+    )
+    with tool._band_fills(None) as fills:
+        grid = traceback._band_grid(launch, 12, 4, 1000, 4)
+        grid.configure(kernel)
+    assert grid.shared == 15392 and fills[0]["blocks"] == 7
+    assert tool._launch_text((12, 4), fills) == "12x4, 72 regs, 7 blocks"
+    assert tool._launch_text(None, []) == "whole"

@@ -37,13 +37,18 @@ same pairs, so that the traceback's share of it reads as the benchmark's criteri
 ``--only`` names the workloads to run (``"125 GL"``, ``"512 LA"``: length, then mode and gap);
 ``--band-columns K ...`` gives the tree side other band tiles (columns a thread, in order of
 preference, as the engine's ``_BAND_COLUMNS``), so that two tiles can be timed on the same
-kernels: ``--base DIR --tree DIR --band-columns 12 16 --only "125 GL"`` (DIR the same folder).
+kernels: ``--base DIR --tree DIR --band-columns 12 16 --only "125 GL"`` (DIR the same folder);
+``--fill-blocks N`` holds the tree side's band fills to N blocks a multiprocessor (each block's
+shared memory padded, so the carve-out leaves the rest as L1), so that a tile of fewer
+registers can be timed at the occupancy of another. Each row names each side's band tile and
+its fill's registers and blocks a multiprocessor, as the launches configured them.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import itertools
 import json
 import statistics
@@ -55,7 +60,7 @@ from pathlib import Path
 import numpy as np
 
 from seqwarp import cuda
-from seqwarp.align import _gpu_backend, _gpu_traceback
+from seqwarp.align import _gpu_backend, _gpu_traceback, plan
 from seqwarp.bench import long_reads, proteins
 from seqwarp.bench.align_gpu_measure import (
     _results,
@@ -234,6 +239,58 @@ def _band_columns(columns: tuple[int, ...] | None) -> Iterator[None]:
         _gpu_traceback._BAND_COLUMNS = kept
 
 
+def padded_shared(shared: int, most: int, sm: plan.Multiprocessor) -> int:
+    """Dynamic shared memory a block that lets ``sm`` hold at most ``most`` blocks (and
+    ``most``, when registers allow), given ``shared`` bytes the kernel needs: a block's share
+    of the multiprocessor, less the system's bytes a block and a slack for the kernel's static
+    shared memory (up to half the gap between ``most`` and ``most + 1`` blocks' shares; the
+    global band fills' is 16 bytes). Never less than ``shared``."""
+    slack = sm.shared // (2 * most * (most + 1))
+    return max(shared, sm.shared // most - sm.reserved - slack)
+
+
+@contextlib.contextmanager
+def _band_fills(most: int | None) -> Iterator[list[dict]]:
+    """While the block runs, record each band fill's launch as configured (registers, shared
+    memory a block with the kernel's static part, and the blocks a multiprocessor that they
+    and the block size allow: ``plan.resident_blocks``), its grid padded to at most ``most``
+    blocks a multiprocessor when ``most`` is given (:func:`padded_shared`)."""
+    records: list[dict] = []
+    band_grid, configure = _gpu_traceback._band_grid, _gpu_backend._Grid.configure
+    band_grids: set[int] = set()
+
+    def grid_of(*args: object, **kwargs: object) -> _gpu_backend._Grid:
+        grid = band_grid(*args, **kwargs)
+        if most is not None:
+            sm = _gpu_backend._multiprocessor(_gpu_backend._current_device())
+            grid = dataclasses.replace(grid, shared=padded_shared(grid.shared, most, sm))
+        band_grids.add(id(grid))
+        return grid
+
+    def configured(grid: _gpu_backend._Grid, kernel: object) -> None:
+        configure(grid, kernel)
+        if id(grid) in band_grids:
+            sm = _gpu_backend._multiprocessor(_gpu_backend._current_device())
+            shared = grid.shared + kernel.shared_size_bytes
+            blocks = plan.resident_blocks(kernel.num_regs, grid.threads, shared, sm)
+            records.append({"registers": kernel.num_regs, "shared": shared, "blocks": blocks})
+
+    _gpu_traceback._band_grid, _gpu_backend._Grid.configure = grid_of, configured
+    try:
+        yield records
+    finally:
+        _gpu_traceback._band_grid, _gpu_backend._Grid.configure = band_grid, configure
+
+
+def _launch_text(tile: tuple[int, int] | None, fills: list[dict]) -> str:
+    """A side's band tile and its fills' registers and blocks a multiprocessor."""
+    if tile is None:
+        return "whole"
+    shapes = sorted({(f["registers"], f["blocks"]) for f in fills})
+    told = ", ".join(f"{r} regs, {b} blocks" for r, b in shapes)
+    return "x".join(map(str, tile)) + (f", {told}" if told else "")
+
+
 def _ab_traceback(
     data: Path,
     sides: dict[str, Path | None],
@@ -241,11 +298,14 @@ def _ab_traceback(
     repeats: int,
     only: list[str],
     band_columns: dict[str, tuple[int, ...] | None] | None = None,
+    fill_blocks: dict[str, int | None] | None = None,
 ) -> list:
     """One row a traceback workload (those named in ``only``, all if it is empty): equal
-    results, phases and TCUPS of each side, and the band tile each side took (``band_columns``:
-    a side's band columns in order of preference, where it differs from the engine's)."""
-    columns = band_columns or {}
+    results, phases and TCUPS of each side, and the band tile each side took with its fill's
+    registers and blocks a multiprocessor (``band_columns``: a side's band columns in order of
+    preference, where it differs from the engine's; ``fill_blocks``: a side's most band fill
+    blocks a multiprocessor)."""
+    columns, most = band_columns or {}, fill_blocks or {}
     rows = []
     for name, work in _traceback_workloads(data, only):
         s, pairs = work.scoring, len(work.queries)
@@ -259,10 +319,10 @@ def _ab_traceback(
         # each side's band tile as band_group picks it for the workload's pairs as a whole (the
         # engine picks one a launch; the benchmark's pairs of a length are alike)
         m, n = work.queries.lengths, work.targets.lengths
-        results, tiles = {}, {}
+        results, tiles, fills = {}, {}, {}
         for side, source in sides.items():
             _use_sources(source)
-            with _band_columns(columns.get(side)):
+            with _band_columns(columns.get(side)), _band_fills(most.get(side)) as fills[side]:
                 tiles[side] = _gpu_traceback.band_group(work.mode, s.gap_open != s.gap_extend, m, n)
                 fields, cigars = _gpu_traceback.align(*args)
             results[side] = (np.asarray(fields), cigars.codes, cigars.offsets)
@@ -271,17 +331,18 @@ def _ab_traceback(
         for _ in range(rounds):
             for side, source in sides.items():
                 _use_sources(source)
-                with _band_columns(columns.get(side)):
+                with _band_columns(columns.get(side)), _band_fills(most.get(side)):
                     phases[side].append(_traceback_kernel_seconds(work, index, repeats))
         row = {"workload": name, "pairs": pairs, "equal": equal,
-               "score_tcups": work.cells / score / 1e12, "band_tiles": tiles}  # fmt: skip
+               "score_tcups": work.cells / score / 1e12, "band_tiles": tiles,
+               "band_fills": fills}  # fmt: skip
         for side, runs in phases.items():
             row[side] = {phase: statistics.median(r[phase] for r in runs) for phase in runs[0]}
             row[f"{side}_tcups"] = work.cells / sum(row[side].values()) / 1e12
         rows.append(row)
         ms = {side: " ".join(f"{k} {v * 1e3:.2f}" for k, v in row[side].items()) for side in sides}
         share = {side: row[f"{side}_tcups"] / row["score_tcups"] for side in sides}
-        tile = {side: "x".join(map(str, t)) if t else "whole" for side, t in tiles.items()}
+        tile = {side: _launch_text(t, fills[side]) for side, t in tiles.items()}
         print(
             f"{name:8s} equal {equal}  of score {share['base']:.3f} -> {share['tree']:.3f}  "
             f"x{share['tree'] / share['base']:.3f}  base ({tile['base']}) ms: {ms['base']}  "
@@ -365,11 +426,20 @@ def main() -> None:
         nargs="+",
         help="with --traceback: the tree side's band columns a thread, in order of preference",
     )
+    parser.add_argument(
+        "--fill-blocks",
+        type=int,
+        help="with --traceback: the tree side's most band fill blocks a multiprocessor",
+    )
     options = parser.parse_args()
     if options.long_reads and options.traceback:
         parser.error("--long-reads times the score kernels: not with --traceback")
     if options.band_columns and not options.traceback:
         parser.error("--band-columns is the traceback's band tile: only with --traceback")
+    if options.fill_blocks is not None and not options.traceback:
+        parser.error("--fill-blocks holds the traceback's band fills: only with --traceback")
+    if options.fill_blocks is not None and options.fill_blocks < 1:
+        parser.error("--fill-blocks: at least 1")
     unknown = sorted(set(options.only) - set(workload_names(options.traceback)))
     if unknown:
         parser.error(f"--only: no workload {unknown}; these: {workload_names(options.traceback)}")
@@ -387,7 +457,7 @@ def main() -> None:
             tree_columns = tuple(options.band_columns) if options.band_columns else None
             rows = _ab_traceback(
                 options.data, sides, options.rounds, options.repeats, options.only,
-                {"tree": tree_columns},
+                {"tree": tree_columns}, {"tree": options.fill_blocks},
             )  # fmt: skip
         else:
             rows = _ab_scores(
