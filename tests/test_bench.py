@@ -18,6 +18,27 @@ def test_unknown_benchmark_fails(capsys: pytest.CaptureFixture[str]) -> None:
     assert "unknown benchmark 'nope'" in capsys.readouterr().err
 
 
+def test_align_benchmark_on_the_gpu_is_the_gpu_benchmark(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``bench align --device gpu`` runs ``align-gpu`` with the other arguments (the command
+    the alignment engine's docs give); ``--device`` is in ``align``'s help."""
+    pytest.importorskip("parasail")
+    from seqwarp.bench import align_gpu
+
+    given: list[list[str]] = []
+    monkeypatch.setattr(align_gpu, "main", lambda argv: given.append(list(argv)) or 3)
+    assert bench_main(["align", "--device", "gpu", "--only", "short", "--lengths", "125"]) == 3
+    assert bench_main(["align", "--lengths", "512", "--device=gpu"]) == 3
+    assert given == [["--only", "short", "--lengths", "125"], ["--lengths", "512"]]
+    with pytest.raises(SystemExit):
+        bench_main(["align", "--help"])
+    assert "--device {cpu,gpu}" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        bench_main(["align", "--device", "tpu"])
+    assert "invalid choice: 'tpu'" in capsys.readouterr().err
+
+
 def test_simulated_pairs_are_seeded_and_realistic() -> None:
     rng = np.random.default_rng(7)
     genome = np.frombuffer(b"ACGT", dtype=np.uint8)[rng.integers(0, 4, 20_000)]

@@ -14,7 +14,9 @@ are GCUPS: the sum of ``len(query) * len(target)`` over the pairs, divided by th
 Every seqwarp score is checked against parasail's 32-bit striped scores on the same pairs; a
 difference is printed, recorded in the JSON and turns the exit status to 1.
 
-Usage: ``python -m seqwarp.bench align [--pairs N] [--threads N] [--out DIR] [--quick]``.
+Usage: ``python -m seqwarp.bench align [--pairs N] [--threads N] [--out DIR] [--quick]``;
+``--device gpu`` runs the GPU benchmark instead (:mod:`seqwarp.bench.align_gpu`, with the other
+arguments).
 """
 
 from __future__ import annotations
@@ -369,6 +371,13 @@ def _parser() -> argparse.ArgumentParser:
         description="seqwarp's CPU alignment engine against parasail on the same cores.",
     )
     parser.add_argument(
+        "--device",
+        choices=("cpu", "gpu"),
+        default="cpu",
+        help="gpu: the GPU benchmark instead (python -m seqwarp.bench align-gpu, which takes "
+        "the other arguments; its --help lists them)",
+    )
+    parser.add_argument(
         "--pairs",
         type=int,
         default=None,
@@ -516,6 +525,13 @@ def _chart(path: str, results: list[CaseResult], threads: int, cpu: str) -> None
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; 0 when every seqwarp score equals parasail's, 1 if one differs."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    device = argparse.ArgumentParser(add_help=False)
+    device.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
+    chosen, rest = device.parse_known_args(argv)
+    if chosen.device == "gpu":
+        from . import align_gpu
+
+        return int(align_gpu.main(rest))
     args = _parser().parse_args(argv)
     repeats = args.repeats if args.repeats is not None else (1 if args.quick else 3)
     threads = args.threads or report.usable_cores()
