@@ -240,8 +240,8 @@ def _band_columns(columns: tuple[int, ...] | None) -> Iterator[None]:
 
 
 def padded_shared(shared: int, most: int, sm: plan.Multiprocessor) -> int:
-    """Dynamic shared memory a block that lets ``sm`` hold at most ``most`` blocks (and
-    ``most``, when registers allow), given ``shared`` bytes the kernel needs: a block's share
+    """Dynamic shared memory a block such that ``sm`` holds at most ``most`` blocks (exactly
+    ``most`` where registers allow), for a kernel that needs ``shared`` bytes: a block's share
     of the multiprocessor, less the system's bytes a block and a slack for the kernel's static
     shared memory (up to half the gap between ``most`` and ``most + 1`` blocks' shares; the
     global band fills' is 16 bytes). Never less than ``shared``."""
@@ -257,19 +257,20 @@ def _band_fills(most: int | None) -> Iterator[list[dict]]:
     blocks a multiprocessor when ``most`` is given (:func:`padded_shared`)."""
     records: list[dict] = []
     band_grid, configure = _gpu_traceback._band_grid, _gpu_backend._Grid.configure
-    band_grids: set[int] = set()
+    # the band fills' grids by identity, held so that no other grid takes a freed one's id
+    band_grids: dict[int, _gpu_backend._Grid] = {}
 
     def grid_of(*args: object, **kwargs: object) -> _gpu_backend._Grid:
         grid = band_grid(*args, **kwargs)
         if most is not None:
             sm = _gpu_backend._multiprocessor(_gpu_backend._current_device())
             grid = dataclasses.replace(grid, shared=padded_shared(grid.shared, most, sm))
-        band_grids.add(id(grid))
+        band_grids[id(grid)] = grid
         return grid
 
     def configured(grid: _gpu_backend._Grid, kernel: object) -> None:
         configure(grid, kernel)
-        if id(grid) in band_grids:
+        if band_grids.get(id(grid)) is grid:
             sm = _gpu_backend._multiprocessor(_gpu_backend._current_device())
             shared = grid.shared + kernel.shared_size_bytes
             blocks = plan.resident_blocks(kernel.num_regs, grid.threads, shared, sm)
