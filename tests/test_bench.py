@@ -21,8 +21,8 @@ def test_unknown_benchmark_fails(capsys: pytest.CaptureFixture[str]) -> None:
 def test_align_benchmark_on_the_gpu_is_the_gpu_benchmark(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``bench align --device gpu`` runs ``align-gpu`` with the other arguments (the command
-    the alignment engine's docs give); ``--device`` is in ``align``'s help."""
+    """``bench align --device gpu`` runs ``align-gpu`` with the other arguments; ``--device``
+    is in ``align``'s help, and an unknown device is refused."""
     pytest.importorskip("parasail")
     from seqwarp.bench import align_gpu
 
