@@ -243,8 +243,10 @@ def padded_shared(shared: int, most: int, sm: plan.Multiprocessor) -> int:
     """Dynamic shared memory a block such that ``sm`` holds at most ``most`` blocks (exactly
     ``most`` where registers allow), for a kernel that needs ``shared`` bytes: a block's share
     of the multiprocessor, less the system's bytes a block and a slack for the kernel's static
-    shared memory (up to half the gap between ``most`` and ``most + 1`` blocks' shares; the
-    global band fills' is 16 bytes). Never less than ``shared``."""
+    shared memory (up to half the gap between ``most`` and ``most + 1`` blocks' shares: the
+    global band fills' 16 bytes; the local fills' snapshots, 8-20 KB, may leave a block fewer,
+    which the A/B's rows show, as they report the blocks configured). Never less than
+    ``shared``."""
     slack = sm.shared // (2 * most * (most + 1))
     return max(shared, sm.shared // most - sm.reserved - slack)
 
