@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -313,3 +314,115 @@ def test_band_fills_are_recorded_and_padded_while_the_block_runs(
     assert grid.shared == 15392 and fills[0]["blocks"] == 7
     assert tool._launch_text((12, 4), fills) == "12x4, 72 regs, 7 blocks"
     assert tool._launch_text(None, []) == "whole"
+
+
+def test_tree_specs_give_each_side_its_folder_columns_and_blocks(tmp_path: Path) -> None:
+    tool = _tool()
+    assert tool.tree_side("ab/h1") == (Path("ab/h1"), None, None)
+    assert tool.tree_side("ab/base:columns=12/16:blocks=5") == (Path("ab/base"), (12, 16), 5)
+    assert tool.tree_side("ab/base:blocks=4") == (Path("ab/base"), None, 4)
+    for bad in (
+        "ab:blocks=0",
+        "ab:columns=0/16",
+        "ab:rows=3",
+        "ab:columns=a",
+        ":blocks=5",
+        "ab:",
+        "ab:blocks=4/5",
+    ):
+        with pytest.raises(ValueError, match="--tree"):
+            tool.tree_side(bad)
+
+
+def test_several_trees_are_one_run_each_side_with_its_options(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--tree A:columns=12/16:blocks=5 B``: sides tree1 and tree2 beside the base, tree1 with
+    its own tile and blocks, tree2 with the command's defaults; the JSON names every side."""
+    tool = _tool()
+    shutil.copytree(KERNELS, tmp_path / "k", dirs_exist_ok=True)
+    given: list[tuple] = []
+
+    def traceback(data, sides, rounds, repeats, only, columns, most):
+        given.append((sides, columns, most))
+        return [{"workload": "125 GL"}]
+
+    monkeypatch.setattr(tool, "_ab_traceback", traceback)
+    k, out = str(tmp_path / "k"), tmp_path / "ab.json"
+    argv = ["kernel_ab.py", "--traceback", "--data", str(tmp_path), "--base", k, "--out", str(out),
+            "--fill-blocks", "6", "--tree", f"{k}:columns=12/16:blocks=5", k]  # fmt: skip
+    monkeypatch.setattr("sys.argv", argv)
+    tool.main()
+    ((sides, columns, most),) = given
+    assert sides == {"base": Path(k), "tree1": Path(k), "tree2": Path(k)}
+    assert columns == {"tree1": (12, 16), "tree2": None}
+    assert most == {"tree1": 5, "tree2": 6}
+    written = json.loads(out.read_text())
+    assert written["sides"] == {"base": k, "tree1": f"{k}:columns=12/16:blocks=5", "tree2": k}
+    assert written["rows"] == [{"workload": "125 GL"}]
+    assert f"tree1 = {k}:columns=12/16:blocks=5" in capsys.readouterr().out
+    # a score A/B has no band: a side's columns or blocks are refused
+    argv = ["kernel_ab.py", "--data", str(tmp_path), "--base", k, "--tree", f"{k}:blocks=5"]
+    monkeypatch.setattr("sys.argv", argv)
+    with pytest.raises(SystemExit):
+        tool.main()
+    assert "only with --traceback" in capsys.readouterr().err
+
+
+def test_three_sides_are_compared_with_the_base(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every side's results are compared with the base's: one differing CIGAR makes the row
+    unequal; each side gets its row entries and a line of its own."""
+    tool = _tool()
+
+    class Reads(SimpleNamespace):
+        def __len__(self) -> int:
+            return len(self.lengths)
+
+    def simulate(genome, length, pairs, seed):
+        return Reads(lengths=np.full(3, 125)), Reads(lengths=np.full(3, 137)), None
+
+    calls = iter(["3=", "3=", "2=1X"])
+
+    def align(*args):
+        text = next(calls).encode()
+        return np.zeros((3, 8), dtype=np.int32), SimpleNamespace(codes=text, offsets=[0, 2])
+
+    monkeypatch.setattr(tool, "load_genome", lambda path: ("genome", None))
+    monkeypatch.setattr(tool, "simulate_batches", simulate)
+    monkeypatch.setattr(tool, "_use_sources", lambda folder: None)
+    monkeypatch.setattr(tool._gpu_backend, "stage", lambda *args, **kw: None)
+    monkeypatch.setattr(tool, "_time_kernels", lambda staged, repeats: 1e-3)
+    monkeypatch.setattr(tool._gpu_traceback, "align", align)
+    monkeypatch.setattr(
+        tool, "_traceback_kernel_seconds", lambda w, i, r: {"fill": 2e-3, "walk": 1e-3}
+    )
+    sides = {"base": tmp_path, "tree1": tmp_path, "tree2": tmp_path}
+    (row,) = tool._ab_traceback(tmp_path, sides, 1, 1, ["125 GL"])
+    assert row["equal"] is False
+    assert {"base_tcups", "tree1_tcups", "tree2_tcups"} <= set(row)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("125 GL   equal False")
+    assert [line.split()[0] for line in lines[1:]] == ["base", "tree1", "tree2"]
+
+
+def test_score_rows_count_the_pairs_every_side_gives_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tool = _tool()
+    batch = SimpleNamespace(lengths=np.array([10, 20, 30]))
+    index = np.arange(3)
+    args = (batch, batch, index, index, None, "global", 2, 1)
+    results = iter(
+        [np.zeros((3, 3)), np.zeros((3, 3)), np.array([[0, 0, 0], [1, 0, 0], [0, 0, 0]])]
+    )
+    monkeypatch.setattr(tool, "_workloads", lambda *a: iter([("512 GL", args, True)]))
+    monkeypatch.setattr(tool, "_use_sources", lambda folder: None)
+    monkeypatch.setattr(tool._gpu_backend, "stage", lambda *given, ends: ["launch"])
+    monkeypatch.setattr(tool, "_results", lambda staged, pairs: next(results))
+    monkeypatch.setattr(tool, "_time_kernels", lambda staged, repeats: 1e-3)
+    sides = {"base": tmp_path, "tree1": tmp_path, "tree2": tmp_path}
+    (row,) = tool._ab_scores(tmp_path, 4, sides, 1, 1, [], 0)
+    assert row["equal"] == 2  # pair 1 differs on tree2
+    assert set(row["tcups"]) == {"base", "tree1", "tree2"}

@@ -13,8 +13,9 @@ to the kernels is measured against the code before it on the same pairs, device 
 ``--base`` is a git revision, or a folder holding a revision's kernel files, for a machine
 that has the working tree without its history (``git archive HEAD~1
 src/seqwarp/align/kernels | tar -x --strip-components 4 -C DIR``). ``--tree`` takes the other
-side from a folder too (a copy of the kernels folder with a variant's changes), so that several
-variants can be measured against one base, a run each.
+side from a folder too (a copy of the kernels folder with a variant's changes), or several sides
+from several folders (``tree1``, ``tree2``, ... in the order given), each timed against the base
+in the same rounds, so that a batch of variants is one run.
 
 DNA: reads simulated from the benchmark's genome against their windows (+2/-1, linear gap 1
 or affine 2/1) at 512 bp (global linear and affine, semi-global and local affine) and 125 bp
@@ -40,8 +41,10 @@ preference, as the engine's ``_BAND_COLUMNS``), so that two tiles can be timed o
 kernels: ``--base DIR --tree DIR --band-columns 12 16 --only "125 GL"`` (DIR the same folder);
 ``--fill-blocks N`` holds the tree side's band fills to N blocks a multiprocessor (each block's
 shared memory padded, so the carve-out leaves the rest as L1), so that a tile of fewer
-registers can be timed at the occupancy of another. Each row names each side's band tile and
-its fill's registers and blocks a multiprocessor, as the launches configured them.
+registers can be timed at the occupancy of another. Both apply to every tree side but those
+that give their own: ``--tree DIR:columns=12/16:blocks=5 DIR:columns=16:blocks=4 H1``. Each
+row names each side's band tile and its fill's registers and blocks a multiprocessor, as the
+launches configured them. ``--out`` writes the sides (by name) and the rows as JSON.
 """
 
 from __future__ import annotations
@@ -90,6 +93,29 @@ def _use_sources(folder: Path | None) -> None:
 
         cuda.kernel_source = kernel_source
     cuda._requests.clear()
+
+
+def tree_side(spec: str) -> tuple[Path, tuple[int, ...] | None, int | None]:
+    """A ``--tree`` side from ``DIR[:columns=A/B/...][:blocks=N]``: its kernels' folder, its
+    band columns a thread in order of preference and its most band fill blocks a
+    multiprocessor (None where not given); ValueError for anything else."""
+    folder, *options = spec.split(":")
+    columns: tuple[int, ...] | None = None
+    blocks: int | None = None
+    for option in options:
+        key, _, value = option.partition("=")
+        numbers = value.split("/")
+        if key not in ("columns", "blocks") or not all(x.isdigit() for x in numbers):
+            raise ValueError(f"--tree {spec}: {option!r} is neither columns=A/B/... nor blocks=N")
+        if key == "columns":
+            columns = tuple(int(x) for x in numbers)
+        elif len(numbers) == 1:
+            blocks = int(value)
+        else:
+            raise ValueError(f"--tree {spec}: blocks=N takes one number")
+    if not folder or (blocks is not None and blocks < 1) or (columns and min(columns) < 1):
+        raise ValueError(f"--tree {spec}: a folder, then positive columns and blocks")
+    return Path(folder), columns, blocks
 
 
 def _missing_kernel_files(folder: Path) -> list[str]:
@@ -329,7 +355,11 @@ def _ab_traceback(
                 tiles[side] = _gpu_traceback.band_group(work.mode, s.gap_open != s.gap_extend, m, n)
                 fields, cigars = _gpu_traceback.align(*args)
             results[side] = (np.asarray(fields), cigars.codes, cigars.offsets)
-        equal = all(np.array_equal(a, b) for a, b in zip(*results.values(), strict=True))
+        equal = all(
+            np.array_equal(a, b)
+            for other in results.values()
+            for a, b in zip(results["base"], other, strict=True)
+        )
         phases: dict[str, list[dict]] = {side: [] for side in sides}
         for _ in range(rounds):
             for side, source in sides.items():
@@ -343,15 +373,16 @@ def _ab_traceback(
             row[side] = {phase: statistics.median(r[phase] for r in runs) for phase in runs[0]}
             row[f"{side}_tcups"] = work.cells / sum(row[side].values()) / 1e12
         rows.append(row)
-        ms = {side: " ".join(f"{k} {v * 1e3:.2f}" for k, v in row[side].items()) for side in sides}
-        share = {side: row[f"{side}_tcups"] / row["score_tcups"] for side in sides}
-        tile = {side: _launch_text(t, fills[side]) for side, t in tiles.items()}
-        print(
-            f"{name:8s} equal {equal}  of score {share['base']:.3f} -> {share['tree']:.3f}  "
-            f"x{share['tree'] / share['base']:.3f}  base ({tile['base']}) ms: {ms['base']}  "
-            f"tree ({tile['tree']}) ms: {ms['tree']}",
-            flush=True,
-        )
+        print(f"{name:8s} equal {equal}  score kernels {row['score_tcups']:.3f} TCUPS", flush=True)
+        width = max(len(side) for side in sides)
+        for side in sides:
+            ms = " ".join(f"{k} {v * 1e3:.2f}" for k, v in row[side].items())
+            speed = row[f"{side}_tcups"] / row["base_tcups"]
+            print(
+                f"    {side:{width}s} of score {row[f'{side}_tcups'] / row['score_tcups']:.3f}"
+                f"  x{speed:.3f}  ms: {ms}  ({_launch_text(tiles[side], fills[side])})",
+                flush=True,
+            )
     return rows
 
 
@@ -375,7 +406,10 @@ def _ab_scores(
             _use_sources(source)
             staged[side] = _gpu_backend.stage(*args, ends=ends)
             results[side] = _results(staged[side], len(args[2]))
-        equal = int(np.sum(np.all(results["base"] == results["tree"], axis=1)))
+        # the pairs whose results every side gives as the base does
+        equal = int(
+            np.sum(np.all([np.all(r == results["base"], axis=1) for r in results.values()], axis=0))
+        )
         times: dict[str, list[float]] = {side: [] for side in sides}
         for _ in range(rounds):
             for side in sides:
@@ -383,9 +417,13 @@ def _ab_scores(
         tcups = {side: cells / statistics.median(times[side]) / 1e12 for side in sides}
         row = {"workload": name, "pairs": len(args[2]), "equal": equal, "tcups": tcups,
                "seconds": times}  # fmt: skip
+        others = "  ".join(
+            f"{side} {tcups[side]:.3f} x{tcups[side] / tcups['base']:.3f}"
+            for side in sides
+            if side != "base"
+        )
         print(
-            f"{name:14s} equal {equal}/{len(args[2])}  base {tcups['base']:.3f}  "
-            f"tree {tcups['tree']:.3f} TCUPS  x{tcups['tree'] / tcups['base']:.3f}",
+            f"{name:14s} equal {equal}/{len(args[2])}  TCUPS base {tcups['base']:.3f}  {others}",
             flush=True,
         )
         if name.startswith("long"):
@@ -408,8 +446,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--tree",
-        type=Path,
-        help="a folder of kernel files for the other side (default: the package's own)",
+        nargs="+",
+        metavar="DIR[:columns=A/B][:blocks=N]",
+        help="folders of kernel files for the other sides, each timed against the base in the "
+        "same rounds, with the traceback's band columns and most band fill blocks of its own "
+        "(default: one side, the package's own kernels)",
     )
     parser.add_argument("--data", type=Path, required=True, help="align-gpu --prepare-inputs")
     parser.add_argument("--database", type=int, default=1_000_000)
@@ -427,12 +468,14 @@ def main() -> None:
         "--band-columns",
         type=int,
         nargs="+",
-        help="with --traceback: the tree side's band columns a thread, in order of preference",
+        help="with --traceback: the tree sides' band columns a thread, in order of preference "
+        "(where a --tree gives none)",
     )
     parser.add_argument(
         "--fill-blocks",
         type=int,
-        help="with --traceback: the tree side's most band fill blocks a multiprocessor",
+        help="with --traceback: the tree sides' most band fill blocks a multiprocessor (where "
+        "a --tree gives none)",
     )
     options = parser.parse_args()
     if options.long_reads and options.traceback:
@@ -446,21 +489,40 @@ def main() -> None:
     unknown = sorted(set(options.only) - set(workload_names(options.traceback)))
     if unknown:
         parser.error(f"--only: no workload {unknown}; these: {workload_names(options.traceback)}")
-    if options.tree is not None:
-        missing = _missing_kernel_files(options.tree)
+    try:
+        trees = [tree_side(spec) for spec in options.tree or []]
+    except ValueError as error:
+        parser.error(str(error))
+    if not options.traceback and any(c or b is not None for _, c, b in trees):
+        parser.error("--tree's columns and blocks are the traceback's band: only with --traceback")
+    for spec, (tree, _, _) in zip(options.tree or [], trees, strict=True):
+        missing = _missing_kernel_files(tree)
         if missing:
-            parser.error(f"--tree {options.tree}: no {', '.join(missing)} (copy the whole folder)")
+            parser.error(f"--tree {spec}: no {', '.join(missing)} (copy the whole folder)")
+    # the other sides, by name: "tree" alone, else tree1, tree2, ... in the order given
+    names = ["tree"] if len(trees) <= 1 else [f"tree{k}" for k in range(1, len(trees) + 1)]
+    trees = trees or [(None, None, None)]
+    told = options.tree or ["the package's kernels"]
+    for name, spec in zip(names, told, strict=True):
+        print(f"{name} = {spec}", flush=True)
+    default_columns = tuple(options.band_columns) if options.band_columns else None
     with tempfile.TemporaryDirectory() as folder:
         base = Path(options.base)
         if not base.is_dir():
             base = Path(folder)
             _checkout(options.base, base)
-        sides = {"base": base, "tree": options.tree}
+        sides = {"base": base} | {name: t for name, (t, _, _) in zip(names, trees, strict=True)}
         if options.traceback:
-            tree_columns = tuple(options.band_columns) if options.band_columns else None
+            columns = {
+                name: c or default_columns for name, (_, c, _) in zip(names, trees, strict=True)
+            }
+            most = {
+                name: options.fill_blocks if b is None else b
+                for name, (_, _, b) in zip(names, trees, strict=True)
+            }
             rows = _ab_traceback(
-                options.data, sides, options.rounds, options.repeats, options.only,
-                {"tree": tree_columns}, {"tree": options.fill_blocks},
+                options.data, sides, options.rounds, options.repeats, options.only, columns,
+                most,
             )  # fmt: skip
         else:
             rows = _ab_scores(
@@ -468,7 +530,8 @@ def main() -> None:
                 options.only, options.long_reads,
             )  # fmt: skip
     if options.out:
-        options.out.write_text(json.dumps(rows, indent=1))
+        sides_told = {"base": options.base} | dict(zip(names, told, strict=True))
+        options.out.write_text(json.dumps({"sides": sides_told, "rows": rows}, indent=1))
 
 
 if __name__ == "__main__":
