@@ -73,6 +73,31 @@ def test_checkout_writes_a_revisions_kernel_files(
         assert (tmp_path / name).read_text(encoding="utf-8") == shown
 
 
+class _Reads(SimpleNamespace):
+    """A batch of reads as the A/B tool reads one: its lengths and its size."""
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+
+def _fake_traceback_device(monkeypatch, tool, simulate, align, phases) -> None:
+    """The traceback A/B's genome, reads, kernel sources, score kernels and device calls stood
+    in for: ``simulate`` makes the reads, ``align`` answers each side's call, ``phases`` its
+    timed calls; the score kernels take a millisecond."""
+    monkeypatch.setattr(tool, "load_genome", lambda path: ("genome", None))
+    monkeypatch.setattr(tool, "simulate_batches", simulate)
+    monkeypatch.setattr(tool, "_use_sources", lambda folder: None)
+    monkeypatch.setattr(tool._gpu_backend, "stage", lambda *args, **kw: None)
+    monkeypatch.setattr(tool, "_time_kernels", lambda staged, repeats: 1e-3)
+    monkeypatch.setattr(tool._gpu_traceback, "align", align)
+    monkeypatch.setattr(tool, "_traceback_kernel_seconds", phases)
+
+
+def _reads_125_137(genome, length, pairs, seed):
+    """Three 125 bp reads against 137 bp windows (a global band takes 16 x 4, or 12 x 4)."""
+    return _Reads(lengths=np.full(3, 125)), _Reads(lengths=np.full(3, 137)), None
+
+
 def test_traceback_rows_only_of_the_named_workloads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -82,26 +107,16 @@ def test_traceback_rows_only_of_the_named_workloads(
     timed: list[str] = []
     simulated: list[int] = []
 
-    class Reads(SimpleNamespace):
-        def __len__(self) -> int:
-            return len(self.lengths)
-
     def simulate(genome, length, pairs, seed):
         simulated.append(length)
-        return Reads(lengths=np.full(3, 1000)), Reads(lengths=np.full(3, 3000)), None
+        return _Reads(lengths=np.full(3, 1000)), _Reads(lengths=np.full(3, 3000)), None
 
     def phases(work, index, repeats):
         timed.append(f"{work.length} {work.name}")
         return {"fill": 2e-3, "walk": 1e-3, "pack": 1e-3}
 
     answer = (np.zeros((3, 8), dtype=np.int32), SimpleNamespace(codes=b"3=", offsets=[0, 2]))
-    monkeypatch.setattr(tool, "load_genome", lambda path: ("genome", None))
-    monkeypatch.setattr(tool, "simulate_batches", simulate)
-    monkeypatch.setattr(tool, "_use_sources", lambda folder: None)
-    monkeypatch.setattr(tool._gpu_backend, "stage", lambda *args, **kw: None)
-    monkeypatch.setattr(tool, "_time_kernels", lambda staged, repeats: 1e-3)
-    monkeypatch.setattr(tool._gpu_traceback, "align", lambda *args: answer)
-    monkeypatch.setattr(tool, "_traceback_kernel_seconds", phases)
+    _fake_traceback_device(monkeypatch, tool, simulate, lambda *args: answer, phases)
     every = [name for name, _ in tool._traceback_workloads(tmp_path, [])]
     assert every == tool.workload_names(traceback=True)
     simulated.clear()
@@ -125,13 +140,6 @@ def test_band_columns_apply_to_the_tree_side_alone(
     engine = tool._gpu_traceback._BAND_COLUMNS
     seen: list[tuple] = []
 
-    class Reads(SimpleNamespace):
-        def __len__(self) -> int:
-            return len(self.lengths)
-
-    def simulate(genome, length, pairs, seed):
-        return Reads(lengths=np.full(3, 125)), Reads(lengths=np.full(3, 137)), None
-
     def align(*args):
         seen.append(("align", tool._gpu_traceback._BAND_COLUMNS[False]))
         return np.zeros((3, 8), dtype=np.int32), SimpleNamespace(codes=b"3=", offsets=[0, 2])
@@ -140,13 +148,7 @@ def test_band_columns_apply_to_the_tree_side_alone(
         seen.append(("timed", tool._gpu_traceback._BAND_COLUMNS[False]))
         return {"fill": 2e-3, "walk": 1e-3, "pack": 1e-3}
 
-    monkeypatch.setattr(tool, "load_genome", lambda path: ("genome", None))
-    monkeypatch.setattr(tool, "simulate_batches", simulate)
-    monkeypatch.setattr(tool, "_use_sources", lambda folder: None)
-    monkeypatch.setattr(tool._gpu_backend, "stage", lambda *args, **kw: None)
-    monkeypatch.setattr(tool, "_time_kernels", lambda staged, repeats: 1e-3)
-    monkeypatch.setattr(tool._gpu_traceback, "align", align)
-    monkeypatch.setattr(tool, "_traceback_kernel_seconds", phases)
+    _fake_traceback_device(monkeypatch, tool, _reads_125_137, align, phases)
     held: list[int | None] = []
 
     @contextlib.contextmanager
@@ -178,11 +180,7 @@ def test_score_workloads_only_the_named_ones_local_scores_also_alone(
     tool = _tool()
     simulated: list[int] = []
 
-    class Batch(SimpleNamespace):
-        def __len__(self) -> int:
-            return len(self.lengths)
-
-    lengths = Batch(lengths=np.full(4, 100))
+    lengths = _Reads(lengths=np.full(4, 100))
 
     def simulate(genome, length, pairs, seed):
         simulated.append(length)
@@ -376,28 +374,16 @@ def test_three_sides_are_compared_with_the_base(
     unequal; each side gets its row entries and a line of its own."""
     tool = _tool()
 
-    class Reads(SimpleNamespace):
-        def __len__(self) -> int:
-            return len(self.lengths)
-
-    def simulate(genome, length, pairs, seed):
-        return Reads(lengths=np.full(3, 125)), Reads(lengths=np.full(3, 137)), None
-
     calls = iter(["3=", "3=", "2=1X"])
 
     def align(*args):
         text = next(calls).encode()
         return np.zeros((3, 8), dtype=np.int32), SimpleNamespace(codes=text, offsets=[0, 2])
 
-    monkeypatch.setattr(tool, "load_genome", lambda path: ("genome", None))
-    monkeypatch.setattr(tool, "simulate_batches", simulate)
-    monkeypatch.setattr(tool, "_use_sources", lambda folder: None)
-    monkeypatch.setattr(tool._gpu_backend, "stage", lambda *args, **kw: None)
-    monkeypatch.setattr(tool, "_time_kernels", lambda staged, repeats: 1e-3)
-    monkeypatch.setattr(tool._gpu_traceback, "align", align)
-    monkeypatch.setattr(
-        tool, "_traceback_kernel_seconds", lambda w, i, r: {"fill": 2e-3, "walk": 1e-3}
-    )
+    def phases(work, index, repeats):
+        return {"fill": 2e-3, "walk": 1e-3}
+
+    _fake_traceback_device(monkeypatch, tool, _reads_125_137, align, phases)
     sides = {"base": tmp_path, "tree1": tmp_path, "tree2": tmp_path}
     (row,) = tool._ab_traceback(tmp_path, sides, 1, 1, ["125 GL"])
     assert row["equal"] is False
