@@ -43,6 +43,9 @@ from .workloads import PairWorkload, load_genome, simulate_pairs
 
 __all__ = ["Case", "CaseResult", "Speed", "main"]
 
+# where the benchmark runs: "gpu" hands the other arguments to the GPU benchmark (align_gpu)
+_DEVICES = ("cpu", "gpu")
+
 MATCH, MISMATCH = 2, -1
 # gap model name -> (open, extend)
 GAPS = {"linear": (1, 1), "affine": (2, 1)}
@@ -372,7 +375,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--device",
-        choices=("cpu", "gpu"),
+        choices=_DEVICES,
         default="cpu",
         help="gpu: the GPU benchmark instead (python -m seqwarp.bench align-gpu, which takes "
         "the other arguments; its --help lists them)",
@@ -526,7 +529,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; 0 when every seqwarp score equals parasail's, 1 if one differs."""
     argv = list(sys.argv[1:] if argv is None else argv)
     device = argparse.ArgumentParser(add_help=False)
-    device.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
+    device.add_argument("--device", choices=_DEVICES, default="cpu")
     chosen, rest = device.parse_known_args(argv)
     if chosen.device == "gpu":
         from . import align_gpu
