@@ -311,6 +311,17 @@ def _band_fills(most: int | None) -> Iterator[list[dict]]:
         _gpu_traceback._band_grid, _gpu_backend._Grid.configure = band_grid, configure
 
 
+@contextlib.contextmanager
+def _side(
+    source: Path | None, columns: tuple[int, ...] | None, most: int | None
+) -> Iterator[list[dict]]:
+    """One side of a traceback A/B while the block runs: its kernel sources, band columns and
+    most band fill blocks; yields its band fills' records (:func:`_band_fills`)."""
+    _use_sources(source)
+    with _band_columns(columns), _band_fills(most) as fills:
+        yield fills
+
+
 def _launch_text(tile: tuple[int, int] | None, fills: list[dict]) -> str:
     """A side's band tile and its fills' registers and blocks a multiprocessor."""
     if tile is None:
@@ -350,8 +361,7 @@ def _ab_traceback(
         m, n = work.queries.lengths, work.targets.lengths
         results, tiles, fills = {}, {}, {}
         for side, source in sides.items():
-            _use_sources(source)
-            with _band_columns(columns.get(side)), _band_fills(most.get(side)) as fills[side]:
+            with _side(source, columns.get(side), most.get(side)) as fills[side]:
                 tiles[side] = _gpu_traceback.band_group(work.mode, s.gap_open != s.gap_extend, m, n)
                 fields, cigars = _gpu_traceback.align(*args)
             results[side] = (np.asarray(fields), cigars.codes, cigars.offsets)
@@ -363,8 +373,7 @@ def _ab_traceback(
         phases: dict[str, list[dict]] = {side: [] for side in sides}
         for _ in range(rounds):
             for side, source in sides.items():
-                _use_sources(source)
-                with _band_columns(columns.get(side)), _band_fills(most.get(side)):
+                with _side(source, columns.get(side), most.get(side)):
                     phases[side].append(_traceback_kernel_seconds(work, index, repeats))
         row = {"workload": name, "pairs": pairs, "equal": equal,
                "score_tcups": work.cells / score / 1e12, "band_tiles": tiles,
