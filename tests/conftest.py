@@ -9,6 +9,10 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
+# SEQWARP_GPU_EMULATOR=1: the GPU tests run their kernels on the CPU (tests/emulator: a
+# stand-in for CuPy whose kernels the host's C++ compiler builds, a fiber a CUDA thread)
+if os.environ.get("SEQWARP_GPU_EMULATOR") == "1":
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "emulator"))
 
 
 @pytest.fixture

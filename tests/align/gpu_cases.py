@@ -4,6 +4,7 @@ alignments."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import numpy as np
@@ -17,6 +18,14 @@ GAPS = {"linear": (1, 1), "affine": (2, 1)}  # DNA (gap_open, gap_extend)
 PROTEIN_GAPS = {"linear": (4, 4), "affine": (11, 1)}
 # (threads, columns a thread) of 20 or 24 columns: stripes not a power of two wide
 ODD_TILES = [(g, k) for g, k in _gpu_backend._TILES_DNA if (g * k) & (g * k - 1)]
+# the kernels run on the CPU emulator (tests/emulator), some thousand times slower than a GPU
+EMULATED = os.environ.get("SEQWARP_GPU_EMULATOR") == "1"
+
+
+def scaled(count: int, least: int = 300) -> int:
+    """A case's number of pairs: ``count`` on a GPU; on the emulator a fiftieth of it, at
+    least ``least``, which still takes every kernel path the case is for."""
+    return max(least, count // 50) if EMULATED else count
 
 
 def batch(sequences: list[np.ndarray], alphabet: Alphabet) -> SequenceBatch:

@@ -21,6 +21,7 @@ from gpu_cases import (  # noqa: E402
     assert_same_alignments,
     batch,
     mutate,
+    scaled,
     scoring_for,
 )
 
@@ -30,7 +31,7 @@ from seqwarp.scoring import Scoring  # noqa: E402
 
 MODES = ("global", "semi-global", "local")
 GAPS = ("linear", "affine")
-PAIRS_PER_CASE = 100_000
+PAIRS_PER_CASE = scaled(100_000)
 
 
 def _random_pairs(seed: int, letters: int, count: int) -> tuple[list[np.ndarray], list[np.ndarray]]:

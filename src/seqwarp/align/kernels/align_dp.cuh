@@ -167,9 +167,13 @@ __device__ __forceinline__ void load_words(const void* p, unsigned (&w)[N]) {
 // bytes of {b:a} picked by selector s; a selector nibble with bit 3 set replicates the sign
 // of its byte (PTX prmt, default mode)
 __device__ __forceinline__ unsigned permute(unsigned a, unsigned b, unsigned s) {
+#ifdef SEQWARP_CPU_EMULATOR  // the tests' CPU emulator (tests/emulator)
+    return seqwarp_emu::prmt(a, b, s);
+#else
     unsigned r;
     asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(s));
     return r;
+#endif
 }
 
 // `N` 32-bit words to global memory: one store for 1, 2 or 4 (the counterpart of load_words)
@@ -201,6 +205,10 @@ __host__ __device__ constexpr int table_words(int classes) {
 // (acquire); block scope, or cluster scope when the set spans a cluster
 template <int CLUSTER>
 __device__ __forceinline__ void publish(int* count, int rank, int value) {
+#ifdef SEQWARP_CPU_EMULATOR
+    static_assert(CLUSTER == 1, "the tests' CPU emulator runs no clusters");
+    __atomic_store_n(count, value, __ATOMIC_RELEASE);
+#else
     const unsigned at = (unsigned)__cvta_generic_to_shared(count);
     if constexpr (CLUSTER == 1) {
         asm volatile("st.release.cta.shared.s32 [%0], %1;" ::"r"(at), "r"(value) : "memory");
@@ -210,10 +218,14 @@ __device__ __forceinline__ void publish(int* count, int rank, int value) {
         asm volatile("st.release.cluster.shared::cluster.s32 [%0], %1;" ::"r"(remote), "r"(value)
                      : "memory");
     }
+#endif
 }
 
 template <int CLUSTER>
 __device__ __forceinline__ void wait_for(const int* count, int value) {
+#ifdef SEQWARP_CPU_EMULATOR
+    while (__atomic_load_n(count, __ATOMIC_ACQUIRE) < value) __nanosleep(64);
+#else
     const unsigned at = (unsigned)__cvta_generic_to_shared(count);
     for (;;) {
         int seen;
@@ -226,6 +238,7 @@ __device__ __forceinline__ void wait_for(const int* count, int value) {
         if (seen >= value) return;
         __nanosleep(64);
     }
+#endif
 }
 
 // this block's place in its cluster; a launch without the kernel's cluster shape traps (its

@@ -1,0 +1,5 @@
+"""``cupy.cuda.compiler``: its compile error."""
+
+
+class CompileException(Exception):
+    pass
