@@ -5,10 +5,13 @@ from __future__ import annotations
 NEG = float("-inf")
 
 
-def gotoh(q: list[int], t: list[int], matrix, mode: str, gap_open: int, gap_extend: int):
+def gotoh(
+    q: list[int], t: list[int], matrix, mode: str, gap_open: int, gap_extend: int, unknown: int
+):
     """Full-matrix Gotoh with seqwarp's tie rules: (score, q_begin, q_end, t_begin, t_end, ops).
 
-    ``ops`` is a string over ``=XID``; ties follow the engine's documented contract.
+    ``ops`` is a string over ``=XID`` (``=``: the same residue, not the wildcard ``unknown``);
+    ties follow the engine's documented contract.
     """
     m, n = len(q), len(t)
 
@@ -74,7 +77,7 @@ def gotoh(q: list[int], t: list[int], matrix, mode: str, gap_open: int, gap_exte
             if s == "zero":
                 break
             if s == "diag":
-                ops.append("=" if q[i - 1] == t[j - 1] else "X")
+                ops.append("=" if q[i - 1] == t[j - 1] != unknown else "X")
                 i, j = i - 1, j - 1
             else:
                 state = s
@@ -100,12 +103,14 @@ def rescore(
     t_begin: int,
     gap_open: int,
     gap_extend: int,
+    unknown: int,
 ) -> int:
-    """Score an alignment given as ops starting at (q_begin, t_begin); checks it stays in bounds."""
+    """Score an alignment given as ops starting at (q_begin, t_begin); checks it stays in bounds
+    and that ``=`` marks exactly the same residues other than the wildcard ``unknown``."""
     i, j, score, prev = q_begin, t_begin, 0, ""
     for op in ops:
         if op in "=X":
-            assert (q[i] == t[j]) == (op == "="), (op, i, j)
+            assert (q[i] == t[j] != unknown) == (op == "="), (op, i, j)
             score += matrix[q[i]][t[j]]
             i, j = i + 1, j + 1
         elif op == "I":

@@ -24,6 +24,7 @@ import numpy as np
 from band_windows import score_bounds  # tools/, beside this script
 
 from seqwarp.align import Aligner, _cpu_backend, cpu
+from seqwarp.alphabets import DNA
 from seqwarp.bench.align_gpu_plan import dna_scoring
 from seqwarp.bench.workloads import load_genome, simulate_batches
 
@@ -74,7 +75,7 @@ def _walk(q: np.ndarray, t: np.ndarray, flags: np.ndarray) -> tuple[np.ndarray, 
     m, n = len(q), len(t)
     ops = np.zeros(m + n + 1, dtype=np.uint8)
     walk = np.array([m, n, 0, 0, 0, 0], dtype=np.int64)
-    cpu.trace(q, t, cpu.GLOBAL, flags.ravel(), 0, n + 1, 1, 0, walk, ops)
+    cpu.trace(q, t, cpu.GLOBAL, DNA.unknown, flags.ravel(), 0, n + 1, 1, 0, walk, ops)
     return walk, ops[: walk[3]][::-1]
 
 

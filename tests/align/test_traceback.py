@@ -10,6 +10,7 @@ from test_oracle_scores import SCORINGS, _letters, random_pairs
 
 from naive import gotoh, rescore
 from seqwarp.align import Aligner, cpu
+from seqwarp.alphabets import DNA
 from seqwarp.scoring import Scoring
 
 MODES = ("global", "semi-global", "local")
@@ -56,7 +57,15 @@ def _check_against_naive(q: list[int], t: list[int], mode: str, scoring: Scoring
     symbols = scoring.alphabet.symbols
     query = "".join(symbols[c] for c in q)
     target = "".join(symbols[c] for c in t)
-    expected = gotoh(q, t, scoring.matrix.tolist(), mode, scoring.gap_open, scoring.gap_extend)
+    expected = gotoh(
+        q,
+        t,
+        scoring.matrix.tolist(),
+        mode,
+        scoring.gap_open,
+        scoring.gap_extend,
+        scoring.alphabet.unknown,
+    )
     aligner = Aligner(mode, scoring, device="cpu")
     result = aligner.align([query], [target], output="cigar")
     got = (
@@ -83,6 +92,7 @@ def _check_against_naive(q: list[int], t: list[int], mode: str, scoring: Scoring
             ta,
             scoring.matrix,
             MODE_CODE[mode],
+            scoring.alphabet.unknown,
             scoring.gap_open,
             scoring.gap_extend,
             block,
@@ -116,6 +126,7 @@ def test_cigars_rescore(mode: str, case: str, rng: np.random.Generator) -> None:
             int(result.target_begin[p]),
             scoring.gap_open,
             scoring.gap_extend,
+            scoring.alphabet.unknown,
         )
         assert score == result.score[p], (p, result.cigar[p])
         if mode == "global":
@@ -133,7 +144,24 @@ def test_long_pair_uses_linear_space_traceback() -> None:
     scoring = Scoring.dna(2, -1, 2, 1)
     full = np.empty(len(q) + len(t), np.uint8)
     blocked = np.empty(len(q) + len(t), np.uint8)
-    a = cpu._align_pair(q, t, scoring.matrix, cpu.GLOBAL, 2, 1, len(q), full)
-    b = cpu._align_pair(q, t, scoring.matrix, cpu.GLOBAL, 2, 1, 78, blocked)
+    a = cpu._align_pair(q, t, scoring.matrix, cpu.GLOBAL, DNA.unknown, 2, 1, len(q), full)
+    b = cpu._align_pair(q, t, scoring.matrix, cpu.GLOBAL, DNA.unknown, 2, 1, 78, blocked)
     assert a == b
     assert np.array_equal(full[: a[5]], blocked[: b[5]])
+
+
+@pytest.mark.parametrize("long_pairs", [False, True])
+def test_wildcards_are_mismatches_in_cigars(long_pairs: bool) -> None:
+    """N against N (and the IUPAC codes read as N) scores as a mismatch, so the CIGAR says X
+    and the pair's matches and identity leave it out; the same for protein X. Both CPU paths:
+    lane groups, and the one-pair kernel with its checkpointed traceback (long pairs)."""
+    pad = "ACGTTGCA" * 400 if long_pairs else ""
+    dna = Aligner("global", Scoring.dna(2, -1, 3, 1), device="cpu")
+    result = dna.align(["A" + pad + "RNA", "NNNN"], ["A" + pad + "YNA", "NNNN"], output="cigar")
+    assert list(result.cigar) == [f"{1 + len(pad)}=2X1=", "4X"]
+    assert list(result.score) == [2 * (2 + len(pad)) - 2, -4]
+    assert list(result.matches) == [2 + len(pad), 0]
+    assert list(result.mismatches) == [2, 4]
+    protein = Aligner("local", Scoring.from_matrix("BLOSUM62", 11, 1), device="cpu")
+    hit = protein.align(["WXXW"], ["WXXW"], output="cigar")
+    assert list(hit.cigar) == ["1=2X1="] and list(hit.matches) == [2]

@@ -226,7 +226,8 @@ def align(
             done: list[tuple[np.ndarray | slice, Cigars]] = []
             rest = _align_share(
                 device, queries, targets, share, m[x:y], n[x:y], cells, x,
-                (matrix, mode, gap_open, gap_extend), out, done, marks, band,
+                (matrix, mode, gap_open, gap_extend, queries.alphabet.unknown), out, done,
+                marks, band,
             )  # fmt: skip
             parts.extend(done)
             left.append(x + rest)
@@ -307,7 +308,7 @@ def _align_share(
     n: np.ndarray,
     cells: tuple[np.ndarray, int],
     base: int,
-    scoring: tuple[np.ndarray, str, int, int],
+    scoring: tuple[np.ndarray, str, int, int, int],
     out: np.ndarray,
     parts: list[tuple[np.ndarray | slice, Cigars]],
     marks: PhaseMarks | None,
@@ -355,6 +356,7 @@ def _align_on_device(
     mode: str,
     gap_open: int,
     gap_extend: int,
+    unknown: int,
     budget: int,
     out: np.ndarray,
     parts: list[tuple[np.ndarray | slice, Cigars]],
@@ -371,7 +373,7 @@ def _align_on_device(
     touched = gather.submit(rows.fill, 0)
     try:
         run = _ShareRun(
-            cp, spans, m, n, matrix, mode, gap_open, gap_extend, budget, marks, band
+            cp, spans, m, n, matrix, mode, gap_open, gap_extend, unknown, budget, marks, band
         )  # fmt: skip
         host = run.align(cells)
     finally:
@@ -420,6 +422,7 @@ class _ShareRun:
         mode: str,
         gap_open: int,
         gap_extend: int,
+        unknown: int,
         budget: int,
         marks: PhaseMarks | None,
         band: bool,
@@ -429,6 +432,7 @@ class _ShareRun:
         self.band = band
         self.matrix, self.mode, self.gap_open, self.gap_extend = matrix, mode, gap_open, gap_extend
         self.affine = gap_open != gap_extend
+        self.unknown = unknown  # the alphabet's wildcard: never a match in a CIGAR
         self.budget, self.marks = budget, marks
         self.device = cp.cuda.runtime.getDevice()
         self.stream, self.copies, second = thread_streams(cp, self.device, 3)
@@ -735,7 +739,7 @@ class _ShareRun:
             (
                 self.upload.codes, q_start, t_start, np.int32(count), flags, flag_at, m,
                 np.int32(tile[0]), np.int32(tile[1]), self.device_matrix,
-                np.int32(self.matrix.shape[0]), np.int32(self.gap_open),
+                np.int32(self.matrix.shape[0]), np.int32(self.unknown), np.int32(self.gap_open),
                 np.int32(self.gap_extend), ends, text, text_at, lengths, slot,
                 np.int64(fields.shape[1]), fields, n, band_lo, np.int32(self.matrix.max()),
                 listed, np.int32(room),

@@ -175,8 +175,12 @@ def _recompute_block(
 
 
 @jit
-def trace(q, t, mode, flags, base, row_stride, col_stride, first_row, walk, ops):
+def trace(q, t, mode, unknown, flags, base, row_stride, col_stride, first_row, walk, ops):
     """Walk the direction flags back from ``walk``'s cell; the one traceback of the engine.
+
+    A diagonal step is a match (``=``) when both residues have the same code other than
+    ``unknown`` (the alphabet's ``N`` or ``X``, which scores as a mismatch and stands for any
+    ambiguous letter), else a mismatch (``X``).
 
     ``flags[base + (i - first_row) * row_stride + j * col_stride]`` holds cell ``(i, j)``'s
     flags for rows ``i >= first_row``. ``walk`` = (i, j, state, ops written, matches,
@@ -207,7 +211,7 @@ def trace(q, t, mode, flags, base, row_stride, col_stride, first_row, walk, ops)
             if source == FROM_ZERO:
                 break
             if source == FROM_DIAG:
-                if q[i - 1] == t[j - 1]:
+                if q[i - 1] == t[j - 1] and q[i - 1] != unknown:
                     ops[count] = OP_MATCH
                     matches += 1
                 else:
@@ -237,7 +241,7 @@ def trace(q, t, mode, flags, base, row_stride, col_stride, first_row, walk, ops)
 
 
 @jit
-def _align_pair(q, t, matrix, mode, gap_open, gap_extend, block, ops):
+def _align_pair(q, t, matrix, mode, unknown, gap_open, gap_extend, block, ops):
     """Full alignment of one pair: (score, q_begin, q_end, t_begin, t_end, n_ops, matches, mismatches).
 
     ``ops`` receives the CIGAR operations (OP_*) in order; it must hold ``m + n`` entries.
@@ -287,7 +291,7 @@ def _align_pair(q, t, matrix, mode, gap_open, gap_extend, block, ops):
     walk[1] = te
     # a single block's flags came with the forward pass; otherwise no row is loaded yet
     first_row = 1 if nblocks == 1 else m + 1
-    while not trace(q, t, mode, bits.ravel(), 0, n + 1, 1, first_row, walk, ops):
+    while not trace(q, t, mode, unknown, bits.ravel(), 0, n + 1, 1, first_row, walk, ops):
         k = (walk[0] - 1) // block
         _recompute_block(
             q,
@@ -323,12 +327,14 @@ def align_pairs(
     t_index,
     matrix,
     params,
+    unknown,
     blocks,
     out,
     ops,
     ops_offsets,
 ):
-    """Align pairs with traceback; ``out[p]`` holds the fields of :func:`_align_pair`.
+    """Align pairs with traceback; ``out[p]`` holds the fields of :func:`_align_pair`
+    (``unknown``: the alphabet's wildcard code, never a match).
 
     ``ops[ops_offsets[p]:]`` receives pair ``p``'s operations (``m + n`` slots reserved);
     ``blocks[p]`` is its traceback block height (rows of direction bits recomputed at once).
@@ -342,6 +348,7 @@ def align_pairs(
             ts,
             matrix,
             mode,
+            unknown,
             gap_open,
             gap_extend,
             blocks[p],

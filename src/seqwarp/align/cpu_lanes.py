@@ -714,12 +714,14 @@ def align_groups(
     group_offsets,
     matrix,
     params,
+    unknown,
     out,
     ops,
     ops_offsets,
 ):
     """Full alignments of lane groups: the forward pass keeps every cell's flags, then each
-    lane walks them with ``cpu.trace``. ``out`` and ``ops`` as in ``cpu.align_pairs``."""
+    lane walks them with ``cpu.trace``. ``unknown``, ``out`` and ``ops`` as in
+    ``cpu.align_pairs``."""
     mode = params[0]
     for g in prange(len(group_offsets) - 1):
         members = order[group_offsets[g] : group_offsets[g + 1]]
@@ -739,7 +741,7 @@ def align_groups(
             walk[:] = 0
             walk[0] = ends[lane, 1]
             walk[1] = ends[lane, 2]
-            trace(q, t, mode, bits, lane, (n + 1) * LANES, LANES, 1, walk, lane_ops)
+            trace(q, t, mode, unknown, bits, lane, (n + 1) * LANES, LANES, 1, walk, lane_ops)
             count = walk[3]
             lane_ops[:count] = lane_ops[:count][::-1].copy()
             out[p, 0] = ends[lane, 0]

@@ -172,6 +172,8 @@ struct ReversedText {
 // columns, group  the fill's K and G: where a cell's flags are (align_dp.cuh's layout, or
 //              BANDED align_band.cuh's)
 // matrix, alpha, go, ge  the scores (local: the walk follows the score along its path)
+// unknown      the alphabet's wildcard code (N, X): a diagonal step between two of them is a
+//              mismatch, as cpu.trace has it
 // codes        the residues, readable up to 16 bytes past the last (the walk reads them in
 //              aligned 16-byte windows)
 // text         per pair: 2 (m + n) bytes rounded up to 4, from text_offset[pair] (4-byte
@@ -198,6 +200,7 @@ __global__ void __launch_bounds__(128) trace_walk(
     int group,
     const int* __restrict__ matrix,
     int alpha,
+    int unknown,
     int go,
     int ge,
     const int* __restrict__ ends,
@@ -297,9 +300,10 @@ __global__ void __launch_bounds__(128) trace_walk(
                 state = 1;
             } else {
                 const int a = q.byte(q_first + i), b = t.byte(t_first + j);
-                put(a == b ? OP_MATCH : OP_MISMATCH, 1);
-                matches += a == b;
-                mismatches += a != b;
+                const bool same = a == b && a != unknown;
+                put(same ? OP_MATCH : OP_MISMATCH, 1);
+                matches += same;
+                mismatches += !same;
                 if (MODE == LOCAL) score -= matrix[a * alpha + b];
                 --i;
                 move_left();
