@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from seqwarp import SequenceFileError
 from seqwarp.align import Aligner
 from seqwarp.io import alignment_writer
 from seqwarp.io.alignment_writer import FORMATS, get_writer, records
@@ -91,3 +92,39 @@ def test_json_lines_are_json_dumps_of_the_records() -> None:
         get_writer("json")(stream, q, t).write_all(result)
         expected = [json.dumps(r._asdict(), separators=(",", ":")) + "\n" for r in records(result)]
         assert stream.getvalue() == "".join(expected)
+
+
+def test_sam_primary_record_is_each_querys_best(batches) -> None:
+    q, t = batches
+    q_index = np.repeat(np.arange(len(q)), len(t))
+    t_index = np.tile(np.arange(len(t)), len(q))
+    aligner = Aligner("local", Scoring.dna(2, -1, 2, 1), device="cpu")
+    result = aligner.align_indexed(q, t, q_index, t_index, output="cigar")
+    stream = io.StringIO()
+    get_writer("sam")(stream, q, t).write_all(result)
+    rows = [line.split("\t") for line in stream.getvalue().splitlines() if line[0] != "@"]
+    for query in range(len(q)):
+        name = q.names[query]
+        mine = [r for r in rows if r[0] == name]
+        primary = [r for r in mine if not int(r[1]) & 0x100]
+        assert len(primary) == 1
+        aligned = [r for r in mine if not int(r[1]) & 0x4]
+        if not aligned:  # nothing aligned: one unmapped record, nothing repeated
+            assert mine == primary and primary[0][1] == "4"
+            continue
+        scores = [int(r[11].removeprefix("AS:i:")) for r in aligned]
+        assert aligned.index(primary[0]) == scores.index(max(scores))  # ties to the first
+        assert primary[0][9] == (q.sequence(query) or "*")
+        assert all((r[9], r[10]) == ("*", "*") for r in mine if r is not primary[0])
+
+
+def test_sam_refuses_targets_of_one_name() -> None:
+    q = SequenceBatch.from_strings(["ACGT"], names=["q"])
+    t = SequenceBatch.from_strings(["ACGT", "GG", "AC"], names=["a", "b", "a"])
+    with pytest.raises(
+        SequenceFileError,
+        match=r"^targets: target name 'a' occurs twice \(records #0 and #2\); "
+        r"SAM needs unique reference names$",
+    ):
+        get_writer("sam")(io.StringIO(), q, t)
+    get_writer("tsv")(io.StringIO(), q, t)  # other formats name targets in every record

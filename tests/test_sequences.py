@@ -39,7 +39,7 @@ def test_u_reads_as_t_and_protein_letters() -> None:
 
 def test_invalid_residue_in_list_names_sequence_and_position() -> None:
     with pytest.raises(
-        InvalidResidue, match=r"^sequence #1, position 2: invalid residue '-' for DNA$"
+        InvalidResidue, match=r"^sequence #1, position 3 \(1-based\): invalid residue '-' for DNA$"
     ):
         SequenceBatch.from_strings(["ACGT", "AC-G"])
 
@@ -48,7 +48,7 @@ def test_invalid_residue_in_file_names_file_record_position(tmp_path: pathlib.Pa
     path = write(tmp_path, "g.fa", ">a x\nACGT\n>b\nACJT\n")
     with pytest.raises(
         InvalidResidue,
-        match=r"^.*g\.fa: record 'b' \(#1\), position 2: invalid residue 'J' for DNA$",
+        match=r"^.*g\.fa: record 'b' \(#1\), position 3 \(1-based\): invalid residue 'J' for DNA$",
     ):
         read_sequences(path)
 
@@ -105,7 +105,7 @@ def test_streamed_batches_keep_global_record_numbers(tmp_path: pathlib.Path) -> 
     chunks = iter_batches(path, max_residues=16)
     sizes = [len(next(chunks)) for _ in range(5)]
     assert sizes == [2, 2, 2, 2, 2]
-    with pytest.raises(InvalidResidue, match=r"record 'bad' \(#10\), position 2"):
+    with pytest.raises(InvalidResidue, match=r"record 'bad' \(#10\), position 3 \(1-based\)"):
         next(chunks)
 
 
@@ -124,3 +124,18 @@ def test_longest_is_the_largest_length() -> None:
     batch = SequenceBatch.from_strings(["ACG", "", "ACGTAC", "A"])
     assert batch.longest == 6 == int(batch.lengths.max())
     assert SequenceBatch.from_strings([""]).longest == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("blank.fq", "@r0\nAC\n+\nII\n@ \nACGT\n+\nIIII\n@\t \nGG\n+\nII\n"),
+        ("blank.fa", ">r0\nAC\n> \nACGT\n>\nGG\n"),
+    ],
+)
+def test_blank_headers_are_named_by_their_index(
+    tmp_path: pathlib.Path, name: str, content: str
+) -> None:
+    batch = read_sequences(write(tmp_path, name, content))
+    assert batch.names == ("r0", "1", "2")
+    assert [batch.sequence(i) for i in range(3)] == ["AC", "ACGT", "GG"]

@@ -11,6 +11,7 @@ from .errors import (
     InvalidParameter,
     InvalidResidue,
     LengthMismatch,
+    OutputFileError,
     SequenceFileError,
     SeqwarpError,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "InvalidParameter",
     "InvalidResidue",
     "LengthMismatch",
+    "OutputFileError",
     "Scoring",
     "SequenceBatch",
     "SequenceFileError",

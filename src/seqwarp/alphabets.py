@@ -10,7 +10,7 @@ Policy (the same for files and Python strings):
   Anything else is invalid.
 
 An invalid character raises :class:`~seqwarp.errors.InvalidResidue` naming the record and the
-0-based position; the reader adds the file.
+position (1-based in the message); the reader adds the file.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ __all__ = [
     "InvalidResidue",
     "LengthMismatch",
     "ModelFileError",
+    "OutputFileError",
     "SequenceFileError",
     "SeqwarpError",
     "UnexpectedError",
@@ -28,7 +29,11 @@ class SeqwarpError(Exception):
 
 
 class InvalidResidue(SeqwarpError, ValueError):
-    """A character that the alphabet does not accept, located by file, record and position."""
+    """A character that the alphabet does not accept, located by file, record and position.
+
+    ``index`` and ``position`` are 0-based, as Python indexes the batch and the sequence; the
+    message numbers the position from 1, as text editors and samtools count columns.
+    """
 
     def __init__(
         self,
@@ -54,9 +59,8 @@ class InvalidResidue(SeqwarpError, ValueError):
         else:
             location = f"sequence #{self.index}" if self.index is not None else ""
         if self.position is not None:
-            location = (
-                f"{location}, position {self.position}" if location else f"position {self.position}"
-            )
+            position = f"position {self.position + 1} (1-based)"
+            location = f"{location}, {position}" if location else position
         parts = [p for p in (self.path, location) if p]
         char = self.character if self.character.isprintable() else ascii(self.character)[1:-1]
         parts.append(f"invalid residue {char!r} for {self.alphabet}")
@@ -85,6 +89,18 @@ class ModelFileError(SeqwarpError, ValueError):
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
+
+
+class OutputFileError(SeqwarpError, ValueError):
+    """An output path that cannot be written: no such folder, a directory, not writable."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(path, reason)
+        self.path = path
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"cannot write {self.path!r}: {self.reason}"
 
 
 class EmptyInput(SeqwarpError, ValueError):

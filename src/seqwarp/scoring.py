@@ -12,12 +12,17 @@ given as positive costs.
 
 DNA scoring is match/mismatch over ``ACGT``; ``N`` scores ``n_score`` against everything,
 itself included (default: the mismatch score). Protein scoring takes a matrix by name from the
-``scoring-matrices`` package (BLOSUM45/50/62/80, PAM…, or NUC.4.4 for DNA) or a user matrix;
-``J``, ``O`` and ``U`` score like ``X`` when the matrix has no row for them.
+``scoring-matrices`` package (BLOSUM, PAM, VTML…, or NUC.4.4 for DNA; :func:`matrix_names` lists
+those with integer scores and the rows an alphabet needs) or a user matrix; ``J``, ``O`` and
+``U`` score like ``X`` when the matrix has no row for them. Every score and cost must be a
+whole number: ``2.0`` and NumPy integers are taken, ``2.5`` is refused, never truncated.
 """
 
 from __future__ import annotations
 
+import functools
+import numbers
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -27,12 +32,27 @@ import scoring_matrices
 from .alphabets import DNA, Alphabet, AlphabetName, get_alphabet
 from .errors import InvalidParameter
 
-__all__ = ["GapModel", "Scoring"]
+__all__ = ["GapModel", "Scoring", "matrix_names"]
 
 GapModel = Literal["linear", "affine"]
 
 # Scores beyond this magnitude would make 32-bit DP cells overflow on very long inputs.
 _MAX_ABS_SCORE = 1 << 12
+
+
+def _whole(name: str, value: object, hint: str = "expected an integer") -> int:
+    """``value`` as an ``int`` when it is a whole number (``2``, ``2.0``, ``np.int8(2)``);
+    anything else is refused rather than truncated."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidParameter(name, value, hint=hint)
+    if isinstance(value, numbers.Integral) or float(value).is_integer():
+        return int(value)
+    raise InvalidParameter(name, value, hint=hint)
+
+
+def _gap_cost(name: str, value: object) -> int:
+    """A gap cost as an ``int`` (its range is checked by ``Scoring``)."""
+    return _whole(name, value, f"expected an integer cost in 0..{_MAX_ABS_SCORE}")
 
 
 def check_gaps(gap_open: int, gap_extend: int) -> None:
@@ -106,6 +126,8 @@ class Scoring:
         n_score: int | None = None,
     ) -> Scoring:
         """Match/mismatch scores over ``ACGTN``; ``N`` scores ``n_score`` (default: mismatch)."""
+        match, mismatch = _whole("match", match), _whole("mismatch", mismatch)
+        n_score = mismatch if n_score is None else _whole("n_score", n_score)
         if match < mismatch:
             raise InvalidParameter(
                 "match", match, hint=f"must be at least the mismatch score ({mismatch})"
@@ -114,9 +136,13 @@ class Scoring:
         matrix = np.full((size, size), mismatch, dtype=np.int32)
         np.fill_diagonal(matrix, match)
         n = DNA.unknown
-        matrix[n, :] = matrix[:, n] = mismatch if n_score is None else n_score
+        matrix[n, :] = matrix[:, n] = n_score
         return cls(
-            matrix, DNA, int(gap_open), int(gap_extend), f"match {match} mismatch {mismatch}"
+            matrix,
+            DNA,
+            _gap_cost("gap_open", gap_open),
+            _gap_cost("gap_extend", gap_extend),
+            f"match {match} mismatch {mismatch}",
         )
 
     @classmethod
@@ -127,12 +153,12 @@ class Scoring:
         gap_extend: int = 1,
         alphabet: AlphabetName | None = None,
     ) -> Scoring:
-        """A named matrix from ``scoring-matrices`` (``BLOSUM62``, ``PAM250``, ``NUC.4.4`` …)."""
-        try:
-            source = scoring_matrices.ScoringMatrix.from_name(name)
-        except (ValueError, KeyError):
-            choices = sorted(scoring_matrices.ScoringMatrix.BUILTIN_MATRICES)
-            raise InvalidParameter("matrix", name, choices=choices) from None
+        """A named matrix from ``scoring-matrices`` (``BLOSUM62``, ``PAM250``, ``NUC.4.4`` …),
+        the name in any case; :func:`matrix_names` lists the ones that load."""
+        canonical = _BUILTIN.get(str(name).upper())
+        if canonical is None:
+            raise InvalidParameter("matrix", name, choices=matrix_names())
+        source = scoring_matrices.ScoringMatrix.from_name(canonical)
         if alphabet is None:
             alphabet = (
                 "dna"
@@ -140,7 +166,7 @@ class Scoring:
                 else "protein"
             )
         return cls.from_table(
-            source.alphabet, np.asarray(source), gap_open, gap_extend, alphabet, name
+            source.alphabet, np.asarray(source), gap_open, gap_extend, alphabet, canonical
         )
 
     @classmethod
@@ -177,9 +203,34 @@ class Scoring:
                     "matrix", name, hint=f"has no row for {symbol!r} nor for {fallback!r}"
                 )
         matrix = table[np.ix_(rows, rows)].astype(np.int32)
-        return cls(matrix, alpha, int(gap_open), int(gap_extend), name)
+        gaps = _gap_cost("gap_open", gap_open), _gap_cost("gap_extend", gap_extend)
+        return cls(matrix, alpha, *gaps, name)
 
     @classmethod
     def blosum62(cls, gap_open: int = 11, gap_extend: int = 1) -> Scoring:
         """BLOSUM62 with the given gap costs."""
         return cls.from_matrix("BLOSUM62", gap_open, gap_extend, "protein")
+
+
+# every built-in matrix by its upper-case name (names are matched case-insensitively)
+_BUILTIN = {name.upper(): name for name in scoring_matrices.ScoringMatrix.BUILTIN_MATRICES}
+
+
+def _natural_order(name: str) -> tuple[tuple[int, str], ...]:
+    """Sort key putting PAM30 before PAM250 (numbers compared as numbers)."""
+    return tuple((int(p), "") if p.isdigit() else (-1, p) for p in re.split(r"(\d+)", name) if p)
+
+
+@functools.cache
+def matrix_names() -> tuple[str, ...]:
+    """The ``scoring-matrices`` names :meth:`Scoring.from_matrix` accepts: those with integer
+    scores and a row for every residue of their alphabet (or for ``X``/``N``). The package
+    also holds BENNER and PFASUM (fractional scores) and PAM1 (no ``B``/``X`` rows)."""
+    names = []
+    for name in sorted(_BUILTIN.values(), key=_natural_order):
+        try:
+            Scoring.from_matrix(name, 1, 1)
+        except InvalidParameter:
+            continue
+        names.append(name)
+    return tuple(names)

@@ -206,6 +206,13 @@ def _describe_format_error(error: Exception) -> str:
     return text[0].lower() + text[1:] if text else "malformed sequence file"
 
 
+def _record_name(header: str, index: int) -> str:
+    """A record's name: its header up to the first whitespace, or its 0-based index in the
+    file when the header is empty or only whitespace (``>``, ``@ ``)."""
+    words = header.split(maxsplit=1)
+    return words[0] if words else str(index)
+
+
 def iter_batches(
     path: str | os.PathLike[str],
     alphabet: AlphabetName | Alphabet = "dna",
@@ -229,7 +236,7 @@ def iter_batches(
             if require_qualities and not have_quals:
                 raise SequenceFileError(path_str, "has no base qualities (FASTQ is required)")
         raw.append(record.sequence.encode("ascii"))
-        names.append(record.name.split(maxsplit=1)[0] if record.name else str(seen))
+        names.append(_record_name(record.name, seen))
         if have_quals:
             quals.append(record.qualities.encode("ascii"))
         residues += len(raw[-1])

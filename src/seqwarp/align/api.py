@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, wait
@@ -47,12 +48,20 @@ _SCORE_LIMIT = (1 << 30) - (1 << 20)
 _CROSS_BLOCK_PAIRS = 1 << 20
 
 
+def _check_threads(threads: object) -> None:
+    """Refuse a thread count that is not a whole number of at least 1 (the CLI's rule)."""
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
+        raise InvalidParameter("threads", threads, hint="must be an integer")
+    if threads < 1:
+        raise InvalidParameter("threads", threads, hint="must be at least 1")
+
+
 class Aligner:
     """Aligns batches of sequence pairs with one mode and scoring, on one backend.
 
     ``device`` is ``"auto"`` (the GPU when CuPy sees one, else the CPU), ``"cpu"``, ``"gpu"``
     or ``"cuda:N"``; ``gpus`` asks for that many GPUs of the host (default one). ``threads``
-    sets the CPU threads (default: all cores). The backend never changes an answer.
+    sets the CPU threads, at least 1 (default: all cores). The backend never changes an answer.
     """
 
     def __init__(
@@ -66,6 +75,8 @@ class Aligner:
     ) -> None:
         if mode not in _MODES:
             raise InvalidParameter("mode", mode, choices=_MODES)
+        if threads is not None:
+            _check_threads(threads)
         self.mode = mode
         self.scoring = scoring if scoring is not None else Scoring.dna()
         self.threads = threads

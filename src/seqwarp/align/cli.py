@@ -10,8 +10,8 @@ import numpy as np
 
 from .._progress import progress_bar
 from ..errors import InvalidParameter, LengthMismatch
-from ..io import atomic_output
-from ..io.alignment_writer import FORMATS, format_from_path, get_writer
+from ..io import atomic_output, check_output
+from ..io.alignment_writer import FORMATS, format_from_path, get_writer, is_compressed
 from ..scoring import Scoring
 from ..sequences import as_batch
 from .api import Aligner
@@ -24,7 +24,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("queries", help="FASTA/FASTQ of queries (plain or gzip)")
     parser.add_argument("targets", help="FASTA/FASTQ of targets (plain or gzip)")
     algo = parser.add_argument_group("alignment")
-    algo.add_argument("--mode", choices=("global", "semi-global", "local"), default="global")
+    algo.add_argument(
+        "--mode",
+        choices=("global", "semi-global", "local"),
+        default="global",
+        help="global, semi-global (end gaps free) or local (default global)",
+    )
     algo.add_argument("--match", type=int, default=2, help="DNA match score (default 2)")
     algo.add_argument("--mismatch", type=int, default=-1, help="DNA mismatch score (default -1)")
     algo.add_argument(
@@ -78,12 +83,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "-o",
         "--output",
         default="-",
-        help="output file (default stdout); format from its extension",
+        help="output file (default stdout); format from its extension, gzip when it ends .gz",
     )
     run_group.add_argument(
         "--format",
         choices=sorted(FORMATS),
-        help="output format (default: from -o's extension, else tsv)",
+        help="output format (default: from -o's extension; tsv on stdout)",
     )
     run_group.add_argument(
         "-q", "--quiet", action="store_true", help="no progress bar and no summary line"
@@ -109,11 +114,12 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     scoring = _scoring(args)
     if args.gpus is not None and args.gpus < 1:
         raise InvalidParameter("--gpus", args.gpus, hint="must be at least 1")
+    check_output(args.output)
+    writer_class = get_writer(format_from_path(args.output, args.format))
     aligner = Aligner(args.mode, scoring, device=args.device, threads=args.threads, gpus=args.gpus)
     queries = _read(args.queries, scoring, "queries")
     targets = _read(args.targets, scoring, "targets")
-    fmt = format_from_path(args.output, args.format)
-    writer_class = get_writer(fmt)
+    writer_class.check_targets(targets, args.targets)
     output = "cigar" if args.traceback or writer_class.needs_cigar else "ends"
 
     start = time.perf_counter()
@@ -127,7 +133,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if target is None:
         writer_class(stdout, queries, targets).write_all(result)
     else:
-        with atomic_output(target) as handle:
+        with atomic_output(target, compress=is_compressed(target)) as handle:
             writer_class(handle, queries, targets).write_all(result)
     if not args.quiet:
         gcups = cells / seconds / 1e9 if seconds > 0 else float("inf")

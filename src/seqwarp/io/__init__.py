@@ -1,5 +1,5 @@
-"""Output writers, one module per format, and the atomic-write helper they all use."""
+"""Output writers, one module per format, and the atomic-write helpers they all use."""
 
-from ._atomic import atomic_output
+from ._atomic import atomic_output, check_output
 
-__all__ = ["atomic_output"]
+__all__ = ["atomic_output", "check_output"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import os
 from collections.abc import Iterator
 from typing import IO, ClassVar, NamedTuple
 
@@ -11,7 +12,14 @@ from ..align.results import CigarResult, EndsResult, ScoreResult
 from ..errors import InvalidParameter
 from ..sequences import SequenceBatch
 
-__all__ = ["FORMATS", "AlignmentRecord", "AlignmentWriter", "format_from_path", "get_writer"]
+__all__ = [
+    "FORMATS",
+    "AlignmentRecord",
+    "AlignmentWriter",
+    "format_from_path",
+    "get_writer",
+    "is_compressed",
+]
 
 FORMATS = {"tsv": "tsv", "sam": "sam", "paf": "paf", "json": "json_lines"}
 _EXTENSIONS = {
@@ -22,6 +30,7 @@ _EXTENSIONS = {
     ".json": "json",
     ".jsonl": "json",
 }
+_GZIP = ".gz"
 
 
 class AlignmentRecord(NamedTuple):
@@ -86,9 +95,15 @@ class AlignmentWriter:
     needs_cigar: ClassVar[bool] = False
 
     def __init__(self, stream: IO[str], queries: SequenceBatch, targets: SequenceBatch) -> None:
+        self.check_targets(targets, "targets")
         self.stream = stream
         self.queries = queries
         self.targets = targets
+
+    @classmethod
+    def check_targets(cls, targets: SequenceBatch, source: str) -> None:
+        """Refuse targets the format cannot represent (none by default); ``source`` names
+        where they came from. Callers run it before aligning, so a refusal costs no work."""
 
     def write_header(self) -> None:
         """Text before the first record (nothing by default)."""
@@ -108,16 +123,32 @@ class AlignmentWriter:
         self.write_footer()
 
 
+def is_compressed(path: str | None) -> bool:
+    """Whether ``path`` asks for gzip-compressed output (its name ends with ``.gz``)."""
+    return bool(path) and path != "-" and path.lower().endswith(_GZIP)
+
+
 def format_from_path(path: str | None, fmt: str | None) -> str:
-    """The format named by ``fmt``, else by the file extension, else TSV."""
+    """The format named by ``fmt``, else by the extension of ``path`` (the one before a
+    ``.gz``), TSV on stdout. An unknown extension is refused rather than written as TSV."""
     if fmt is not None:
         if fmt not in FORMATS:
             raise InvalidParameter("format", fmt, choices=sorted(FORMATS))
         return fmt
-    if path and path != "-":
-        suffix = path[path.rfind(".") :].lower() if "." in path else ""
-        return _EXTENSIONS.get(suffix, "tsv")
-    return "tsv"
+    if not path or path == "-":
+        return "tsv"
+    name = os.path.basename(path)
+    suffix = os.path.splitext(name[: -len(_GZIP)] if is_compressed(name) else name)[1].lower()
+    if suffix in _EXTENSIONS:
+        return _EXTENSIONS[suffix]
+    what = f"unknown extension {suffix!r}" if suffix else "no extension"
+    known = ", ".join(sorted(_EXTENSIONS))
+    raise InvalidParameter(
+        "output",
+        path,
+        hint=f"{what} (known: {known}, each optionally followed by {_GZIP}); "
+        f"choose a format with --format ({', '.join(sorted(FORMATS))})",
+    )
 
 
 def get_writer(fmt: str) -> type[AlignmentWriter]:
