@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from assembly_simulate import random_dna, revcomp, simulate_pairs, write_pairs
@@ -154,3 +155,57 @@ def test_bad_accuracy_values_fail(data):
     code, _, err = run(contigs, r1, r2, "--accuracy", "loose")
     assert code == 2
     assert "invalid choice: 'loose'" in err
+
+
+def test_ends_not_walked_are_not_counted_as_walked(data, tmp_path):
+    directory, _, r1, r2 = data
+    contigs = directory / "with_30bp.fa"
+    contigs.write_text(f">c1\n{GENOME[1000:2000]}\n>tiny\n{GENOME[2500:2530]}\n")
+    tsv = tmp_path / "ends.tsv"
+    code, _, err = run(contigs, r1, r2, "-k", "33", "--keep-short", "--report", tsv)
+    assert code == 0
+    # tiny (30 bp < k) has reads at both ends but is not walked
+    assert [row[6] for row in report_rows(tsv)] == ["X", "X", "-", "-"]
+    assert err.startswith(
+        "seqwarp extend: 2 contig ends walked (2 with reads not walked: contig shorter than k), "
+    )
+
+
+def test_a_warning_when_min_read_length_skips_most_reads(data):
+    _, contigs, r1, r2 = data
+    code, _, err = run(contigs, r1, r2, "--min-read-length", "151", "-i", "400:20")
+    assert code == 0
+    assert err.splitlines()[0] == (
+        "seqwarp extend: warning: 800 of 800 reads are shorter than --min-read-length 151 and "
+        "were skipped; --min-read-length 0 uses them"
+    )
+    code, _, err = run(contigs, r1, r2, "-i", "400:20")
+    assert code == 0
+    assert "warning" not in err
+
+
+def help_text() -> str:
+    out = io.StringIO()
+    assert main(["extend", "--help"], stdout=out) == 0
+    return " ".join(out.getvalue().split())
+
+
+def test_help_says_where_mhm2_puts_a_read_overhanging_both_ends():
+    assert (
+        "MHM2 v2.1 gives it one: the left end for a read on the contig's strand, the right for "
+        "a reverse-strand read" in help_text()
+    )
+
+
+def test_help_of_threads():
+    assert "-t THREADS, --threads THREADS threads (default: all cores)" in help_text()
+    assert "numba" not in help_text()
+
+
+def test_readme_lists_every_report_column_and_outcome():
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    section = readme.split("## Local assembly")[1].split("\n## ")[0]
+    for column in END_COLUMNS:
+        assert f"`{column}`" in section
+    for outcome in ("X", "F", "R", "L", "-"):
+        assert f"`{outcome}`" in section

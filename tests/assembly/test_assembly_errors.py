@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 
+import numpy as np
 import pytest
 from assembly_simulate import random_dna, simulate_pairs, write_fastq, write_pairs
 
@@ -71,6 +72,60 @@ def test_paired_files_of_unequal_length(files):
     with pytest.raises(LengthMismatch, match=f"^{re.escape(message)}$"):
         extend_contigs(contigs, r1, r2)
     assert cli(contigs, r1, r2)[0::2] == (2, f"seqwarp extend: error: {message}\n")
+
+
+def test_paired_files_whose_mates_differ(files):
+    directory, contigs, r1, _ = files
+    records = r1.read_text().splitlines()
+    second = [records[i : i + 4] for i in range(0, len(records), 4)]
+    second[5], second[12] = second[12], second[5]
+    for record in second:
+        record[0] = record[0][:-1] + "2 extra words"
+    r2 = directory / "shuffled_2.fq"
+    r2.write_text("\n".join(line for record in second for line in record) + "\n")
+    message = (
+        f"{r1} and {r2}: record #5 is 'p5/1' in the first file but 'p12/2' in the second; "
+        "mates must have the same name, in the same order"
+    )
+    with pytest.raises(SequenceFileError, match=f"^{re.escape(message)}$"):
+        extend_contigs(contigs, r1, r2)
+    assert cli(contigs, r1, r2)[0::2] == (2, f"seqwarp extend: error: {message}\n")
+
+
+def test_mates_match_by_name_up_to_whitespace_without_1_and_2(files):
+    directory, contigs, r1, r2 = files
+    plain = directory / "plain_2.fq"
+    lines = r2.read_text().splitlines()
+    lines[0::4] = [line[:-2] + " 2:N:0:1" for line in lines[0::4]]
+    plain.write_text("\n".join(lines) + "\n")
+    assert extend_contigs(contigs, r1, plain, insert_size=(400, 20)).ends.extension.sum() > 0
+
+
+@pytest.mark.parametrize(
+    ("depth", "message"),
+    [
+        (
+            [float("nan")],
+            "invalid value for 'depth': nan; expected a finite value >= 0 (contig 'c1', #0)",
+        ),
+        ([-1.0], "invalid value for 'depth': -1.0; expected a finite value >= 0 (contig 'c1', #0)"),
+        ([3.0, 4.0], "depths and contigs: 2 vs 1 records; they must pair up one-to-one"),
+    ],
+    ids=["nan", "negative", "one-too-many"],
+)
+def test_depths_given_by_the_caller_are_checked_before_any_work(files, depth, message):
+    _, contigs, _, _ = files
+    # the reads do not exist: the depths are refused before the reads are read
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        extend_contigs(contigs, "no-such-reads.fq", depth=np.array(depth))
+
+
+@pytest.mark.parametrize("threads", [0, -2, 1.5, True])
+def test_threads_must_be_a_whole_number_of_at_least_one(files, threads):
+    _, contigs, r1, r2 = files
+    message = f"invalid value for 'threads': {threads!r}; expected a value >= 1 (leave it out for all cores)"
+    with pytest.raises(InvalidParameter, match=f"^{re.escape(message)}$"):
+        extend_contigs(contigs, r1, r2, threads=threads)
 
 
 def test_single_end_reads_need_an_insert_size(files):

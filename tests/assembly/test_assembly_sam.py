@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 
 import numpy as np
@@ -12,6 +13,7 @@ from assembly_simulate import random_dna, revcomp, simulate_pairs, write_pairs
 from seqwarp.assembly.api import _load_reads, extend_contigs
 from seqwarp.assembly.candidates import map_reads
 from seqwarp.assembly.sam import read_alignments
+from seqwarp.cli import main
 from seqwarp.errors import SequenceFileError
 from seqwarp.sequences import read_sequences
 
@@ -73,17 +75,80 @@ def test_forward_reverse_and_clipped_records(tmp_path):
     assert alns.score.tolist() == [100, 98, 120]
 
 
-def test_unknown_reads_and_contigs_are_named(tmp_path):
+def test_unknown_reads_are_named(tmp_path):
     bam = tmp_path / "b.bam"
     write_bam(
-        bam, [("c9", 1000)], [{"name": "zz", "flag": 0, "pos": 0, "cigar": "10M", "qlen": 10}]
+        bam, [("c1", 1000)], [{"name": "zz", "flag": 0, "pos": 0, "cigar": "10M", "qlen": 10}]
     )
     with pytest.raises(
         SequenceFileError, match=f"^{re.escape(str(bam))}: record 'zz': read not in the read files$"
     ):
         read_alignments(bam, {"c1": 0}, np.array([1000]), {"p0": 0}, False)
-    with pytest.raises(SequenceFileError, match=r": record 'zz': contig 'c9' not in the contigs$"):
-        read_alignments(bam, {"c1": 0}, np.array([1000]), {"zz": 0}, False)
+
+
+@pytest.mark.parametrize(
+    ("contigs", "reason"),
+    [
+        (
+            [("c1", 1000), ("c9", 1000)],
+            "@SQ 'c9' is not among the contigs; the alignments were made against other contigs",
+        ),
+        (
+            [("c1", 999)],
+            "@SQ 'c1' has LN:999, the contig 1000; the alignments were made against other contigs",
+        ),
+    ],
+    ids=["other-contig", "other-length"],
+)
+def test_sq_lines_must_match_the_contigs(tmp_path, contigs, reason):
+    bam = tmp_path / "b.bam"
+    write_bam(bam, contigs, [])
+    with pytest.raises(SequenceFileError, match=f"^{re.escape(f'{bam}: {reason}')}$"):
+        read_alignments(bam, {"c1": 0}, np.array([1000]), {"p0": 0}, False)
+
+
+RECORD = "p0\t0\tc1\t1\t60\t10M\t*\t0\t0\tACGTACGTAC\tIIIIIIIIII\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (RECORD, "has no @SQ header lines; keep the header (samtools view -h)"),
+        (">c1\nACGTACGTAC\n", "not a SAM/BAM file (htslib sees FASTA sequence text)"),
+        (
+            "@SQ\tSN:c1\tLN:1000\n@SQ\tSN:c1\tLN:1000\n",
+            'malformed (Duplicate entry "c1" in sam header)',
+        ),
+        ("@SQ\tSN:c1\tLN:1000\n" + RECORD[:-12] + "\n", "malformed (Parse error at line 2)"),
+        (
+            "@SQ\tSN:c1\tLN:1000\n" + RECORD.replace("\tc1\t", "\tc7\t"),
+            'malformed (unrecognized reference name "c7"; treated as unmapped)',
+        ),
+    ],
+    ids=["no-header", "fasta", "duplicate-sq", "short-line", "unknown-contig"],
+)
+def test_unusable_files_give_one_line_and_nothing_on_stderr(tmp_path, capfd, text, reason):
+    sam = tmp_path / "x.sam"
+    sam.write_text(text)
+    with pytest.raises(SequenceFileError, match=f"^{re.escape(f'{sam}: {reason}')}$"):
+        read_alignments(sam, {"c1": 0}, np.array([1000]), {"p0": 0}, False)
+    assert capfd.readouterr().err == ""
+
+
+def test_the_cli_names_a_headerless_sam(tmp_path, capfd):
+    r1, r2 = write_pairs(tmp_path, simulate_pairs(GENOME, 20, 4))
+    contigs = tmp_path / "contigs.fa"
+    contigs.write_text(f">c1\n{GENOME[1000:2000]}\n")
+    sam = tmp_path / "x.sam"
+    sam.write_text(RECORD)
+    err = io.StringIO()
+    code = main(["extend", str(contigs), str(r1), str(r2), "--alignments", str(sam)], stderr=err)
+    assert (code, err.getvalue()) == (
+        2,
+        f"seqwarp extend: error: {sam}: has no @SQ header lines; "
+        "keep the header (samtools view -h)\n",
+    )
+    assert capfd.readouterr().err == ""
 
 
 def test_a_sam_of_the_same_alignments_gives_the_same_extension(tmp_path):

@@ -60,6 +60,16 @@ def test_minus_strand_quirk_a_read_ending_at_the_contig_start_counts_as_left():
     assert side_rows([(0, 0, "+", 0, 150, 150, 0, 150, 1000, 150)]) == []
 
 
+def test_reverse_strand_read_overhanging_both_ends_goes_right_only_by_default():
+    # MHM2 v2.1 tests the read's start first: for '-' it overhangs the contig's right end
+    short_contig = (0, 0, "-", 20, 120, 150, 0, 100, 100, 100)
+    assert side_rows([short_contig]) == [(0, 0, "R", True)]
+    assert side_rows([short_contig], overhang_both_sides=True) == [
+        (0, 0, "L", False),
+        (0, 0, "R", True),
+    ]
+
+
 def test_read_overhanging_both_ends_goes_left_only_by_default():
     short_contig = (0, 0, "+", 20, 120, 150, 0, 100, 100, 100)
     assert side_rows([short_contig]) == [(0, 0, "L", True)]

@@ -20,9 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+import dnaio
 import numpy as np
 
 from .._jit import set_threads
+from ..alphabets import Alphabet
 from ..errors import InvalidParameter, LengthMismatch, SequenceFileError
 from ..sequences import SequenceBatch, as_batch, read_sequences
 from .candidates import map_reads, oriented_reads
@@ -44,7 +46,7 @@ DEFAULT_WINDOW = 1000
 
 @dataclass(frozen=True, eq=False)
 class EndReport:
-    """One row per contig end walked: which contig and side, its reads and the walk's result.
+    """One row per contig end with reads: which contig and side, its reads and the walk's result.
 
     ``outcome``: ``X`` dead end, ``F`` fork, ``R`` repeat, ``L`` walk length limit (an ``X``
     for MetaHipMer2), ``-`` not walked (the contig is shorter than k).
@@ -63,9 +65,15 @@ class EndReport:
 
 @dataclass(frozen=True, eq=False)
 class ExtendResult:
-    """Extended contigs (same order and names) and what happened at each end."""
+    """Extended contigs (same order and names) and what happened at each end.
+
+    ``sequences`` are the contigs as written: the input text unchanged (case, IUPAC codes and
+    ``U`` kept) with the new bases added; ``contigs`` holds the same as codes, where every
+    ambiguity code reads as ``N``.
+    """
 
     contigs: SequenceBatch
+    sequences: tuple[str, ...]
     ends: EndReport
     insert_size: tuple[int, int] | None
     walk_limit: int
@@ -76,9 +84,12 @@ class ExtendResult:
     def describe(self) -> str:
         """A one-paragraph summary: ends walked, bases added, outcomes."""
         added = int(self.ends.extension.sum())
-        outcomes = {o: self.ends.outcome.count(o) for o in "XFRL"}
+        outcomes = {o: self.ends.outcome.count(o) for o in "XFRL-"}
+        unwalked = outcomes["-"]
+        skipped = f" ({unwalked} with reads not walked: contig shorter than k)" if unwalked else ""
         return (
-            f"{len(self.ends.side)} contig ends walked, {added} bases added; "
+            f"{len(self.ends.outcome) - unwalked} contig ends walked{skipped}, "
+            f"{added} bases added; "
             f"outcomes X={outcomes['X']} F={outcomes['F']} R={outcomes['R']} "
             f"limit={outcomes['L']}; insert size {self.insert_size}, walk limit "
             f"{self.walk_limit}, depth from {self.depth_source}"
@@ -104,10 +115,12 @@ def extend_contigs(
     than ``options.k`` are an error unless ``keep_short_contigs`` (then they pass unchanged).
     """
     options = options or LocalAssemblyOptions()
+    _check_threads(threads)
     set_threads(threads)
     clock = [time.perf_counter()]
-    ctgs = _load_contigs(contigs)
+    ctgs, texts = _load_contigs(contigs)
     _check_contig_lengths(ctgs, contigs, options.k, keep_short_contigs)
+    _check_depth(depth, ctgs)
     reads, paired = _load_reads(reads_1, reads_2)
     alns, covered = _alignments(alignments, ctgs, reads, paired, insert_size, threads)
     clock.append(time.perf_counter())
@@ -128,16 +141,10 @@ def extend_contigs(
     both = oriented_reads(reads)
     int_depths = np.trunc(depths).astype(np.int64)
     seqs = [ctgs[i] for i in range(len(ctgs))]
-    complement = ctgs.alphabet.complement_codes
     reports = []
     for side in (RIGHT, LEFT):
         ends, out, per_end = _walk_side(seqs, side, chosen, both, len(reads), int_depths, params)
-        for row, e in enumerate(ends):
-            walked = out.bases[row, : out.length[row]]
-            if side == RIGHT:
-                seqs[e] = np.concatenate([seqs[e], walked])
-            else:
-                seqs[e] = np.concatenate([complement[walked[::-1]], seqs[e]])
+        _add_walks(seqs, texts, side, ends, out, ctgs.alphabet)
         reports.append((side, ends, out, per_end))
     clock.append(time.perf_counter())
     offsets = np.zeros(len(seqs) + 1, dtype=np.int64)
@@ -145,6 +152,8 @@ def extend_contigs(
     codes = np.concatenate(seqs) if seqs else np.zeros(0, dtype=np.uint8)
     extended = SequenceBatch(codes, offsets, ctgs.names, ctgs.alphabet)
     counts = {
+        "reads": len(reads),
+        "short_reads": int((reads.lengths < options.min_read_length).sum()),
         "alignments": len(alns.read),
         "direct": chosen.direct,
         "projected": chosen.projected,
@@ -153,6 +162,7 @@ def extend_contigs(
     seconds = {"load_and_map": clock[1] - clock[0], "select_and_walk": clock[2] - clock[1]}
     return ExtendResult(
         extended,
+        tuple(texts),
         _end_report(reports, int_depths),
         (mean, stddev),
         walk_limit,
@@ -169,10 +179,26 @@ def _label(source: Input, default: str) -> str:
     return os.fspath(source) if isinstance(source, (str, os.PathLike)) else default
 
 
-def _load_contigs(contigs: Input) -> SequenceBatch:
+def _check_threads(threads: int | None) -> None:
+    """``None`` (all cores) or a whole number >= 1, as on the command line."""
+    if threads is None:
+        return
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise InvalidParameter(
+            "threads", threads, hint="expected a value >= 1 (leave it out for all cores)"
+        )
+
+
+def _load_contigs(contigs: Input) -> tuple[SequenceBatch, list[str]]:
+    """The contigs as codes, and as the text given (written back unchanged but for extensions)."""
     if isinstance(contigs, (str, os.PathLike)):
-        return read_sequences(contigs, "dna")
-    return as_batch(contigs, "dna", "contigs")
+        batch = read_sequences(contigs, "dna")
+        with dnaio.open(os.fspath(contigs)) as reader:
+            return batch, [record.sequence for record in reader]
+    batch = as_batch(contigs, "dna", "contigs")
+    if isinstance(contigs, SequenceBatch):
+        return batch, [batch.sequence(i) for i in range(len(batch))]
+    return batch, [s if isinstance(s, str) else bytes(s).decode("ascii") for s in contigs]
 
 
 def _check_contig_lengths(ctgs: SequenceBatch, source: Input, k: int, keep: bool) -> None:
@@ -201,12 +227,10 @@ def _load_reads(reads_1: Input, reads_2: Input | None) -> tuple[SequenceBatch, b
     if reads_2 is None:
         return first.compact(), False
     second = _load_one(reads_2, _label(reads_2, "reads_2"))
+    labels = f"{_label(reads_1, 'reads_1')} and {_label(reads_2, 'reads_2')}"
     if len(first) != len(second):
-        raise LengthMismatch(
-            f"{_label(reads_1, 'reads_1')} and {_label(reads_2, 'reads_2')}",
-            len(first),
-            len(second),
-        )
+        raise LengthMismatch(labels, len(first), len(second))
+    _check_mates(first.names, second.names, labels)
     a, b = first.compact(), second.compact()
     offsets = np.concatenate([a.offsets, a.offsets[-1] + b.offsets[1:]])
     joined = SequenceBatch(
@@ -221,6 +245,23 @@ def _load_reads(reads_1: Input, reads_2: Input | None) -> tuple[SequenceBatch, b
     order[0::2] = np.arange(n)
     order[1::2] = np.arange(n, 2 * n)
     return joined.take(order), True
+
+
+def _pair_name(name: str) -> str:
+    """A read's name up to the first whitespace, without a trailing ``/1`` or ``/2``."""
+    name = (name.split(maxsplit=1) or [name])[0]
+    return name[:-2] if name.endswith(("/1", "/2")) else name
+
+
+def _check_mates(first: Sequence[str], second: Sequence[str], labels: str) -> None:
+    """Record ``i`` of both files must be mates (same name), else the pairs would be nonsense."""
+    for i, (one, two) in enumerate(zip(first, second, strict=True)):
+        if _pair_name(one) != _pair_name(two):
+            raise SequenceFileError(
+                labels,
+                f"record #{i} is {one!r} in the first file but {two!r} in the second; "
+                "mates must have the same name, in the same order",
+            )
 
 
 def _alignments(
@@ -272,7 +313,26 @@ def _walk_params(options: LocalAssemblyOptions, walk_limit: int) -> WalkParams:
 def _read_index(reads: SequenceBatch, paired: bool) -> dict[str, int]:
     """Read (pair) name without ``/1``/``/2`` -> read index (pair index for pairs)."""
     names = reads.names[::2] if paired else reads.names
-    return {(n[:-2] if n.endswith(("/1", "/2")) else n): i for i, n in enumerate(names)}
+    return {_pair_name(n): i for i, n in enumerate(names)}
+
+
+def _check_depth(depth: DepthSource | np.ndarray, ctgs: SequenceBatch) -> None:
+    """A known depth source, or one finite depth >= 0 per contig (checked before any work)."""
+    if isinstance(depth, str):
+        if depth not in ("auto", "headers", "coverage"):
+            raise InvalidParameter("depth", depth, choices=["auto", "headers", "coverage"])
+        return
+    values = np.asarray(depth, dtype=np.float64)
+    if values.shape != (len(ctgs),):
+        raise LengthMismatch("depths and contigs", values.size, len(ctgs))
+    bad = np.flatnonzero(~(np.isfinite(values) & (values >= 0)))
+    if len(bad):
+        i = int(bad[0])
+        raise InvalidParameter(
+            "depth",
+            float(values[i]),
+            hint=f"expected a finite value >= 0 (contig {ctgs.names[i]!r}, #{i})",
+        )
 
 
 def _depths(
@@ -282,13 +342,9 @@ def _depths(
     best: Alignments,
     covered: np.ndarray,
 ) -> tuple[np.ndarray, str]:
+    """Each contig's depth (given, from ``multi=`` headers, or from coverage) and its source."""
     if not isinstance(depth, str):
-        values = np.asarray(depth, dtype=np.float64)
-        if values.shape != (len(ctgs),):
-            raise LengthMismatch("depths and contigs", len(values), len(ctgs))
-        return values, "the caller"
-    if depth not in ("auto", "headers", "coverage"):
-        raise InvalidParameter("depth", depth, choices=["auto", "headers", "coverage"])
+        return np.asarray(depth, dtype=np.float64), "the caller"
     if depth != "coverage" and isinstance(source, (str, os.PathLike)):
         values = header_depths(source)
         if values is not None:
@@ -326,8 +382,29 @@ def _walk_side(
     return ends, run_walks(reads_in, ends_in, params), per_end
 
 
+def _add_walks(
+    seqs: list[np.ndarray],
+    texts: list[str],
+    side: int,
+    ends: np.ndarray,
+    out: WalkOut,
+    alphabet: Alphabet,
+) -> None:
+    """Append (right) or prepend (left, reverse-complemented) each end's walk, codes and text."""
+    complement = alphabet.complement_codes
+    for row, e in enumerate(ends):
+        walked = out.bases[row, : out.length[row]]
+        if side == RIGHT:
+            seqs[e] = np.concatenate([seqs[e], walked])
+            texts[e] = texts[e] + alphabet.decode(walked)
+        else:
+            added = complement[walked[::-1]]
+            seqs[e] = np.concatenate([added, seqs[e]])
+            texts[e] = alphabet.decode(added) + texts[e]
+
+
 def _end_report(reports: list, depths: np.ndarray) -> EndReport:
-    """One row per walked end, sorted by contig, right before left."""
+    """One row per end with reads, sorted by contig, right before left."""
     contig = np.concatenate([r[1] for r in reports])
     side = np.concatenate([np.full(len(r[1]), r[0]) for r in reports])
     order = np.lexsort((-side, contig))

@@ -7,10 +7,12 @@ Defaults reproduce MetaHipMer2; ``--accuracy strict`` trades length for accuracy
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from ..errors import InvalidParameter
 from .options import ACCURACY_OPTIONS, PRESETS, LocalAssemblyOptions
+
+if TYPE_CHECKING:
+    from .api import ExtendResult
 
 __all__ = ["configure", "run"]
 
@@ -61,13 +63,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--both-sides",
         action="store_true",
-        help="a read overhanging both ends of a contig serves both (MHM2 gives it the left)",
+        help="a read overhanging both ends of a contig serves both (MHM2 v2.1 gives it one: "
+        "the left end for a read on the contig's strand, the right for a reverse-strand read)",
     )
     parser.add_argument("--max-reads", type=int, default=3000, help="reads per contig end (3000)")
     parser.add_argument(
         "--keep-short", action="store_true", help="pass contigs shorter than k through unchanged"
     )
-    parser.add_argument("-t", "--threads", type=int, help="numba threads (default: all cores)")
+    parser.add_argument("-t", "--threads", type=int, help="threads (default: all cores)")
     strict = parser.add_argument_group(
         "accuracy",
         "stricter choices than MetaHipMer2's, trading length for accuracy; --accuracy strict "
@@ -116,12 +119,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    """Extend, write the contigs and the report, print a summary on stderr."""
-    from .api import extend_contigs
-    from .report import write_ends, write_fasta
+    """Extend, write the contigs and the report, print a summary on stderr.
 
-    if args.threads is not None and args.threads < 1:
-        raise InvalidParameter("threads", args.threads, hint="expected a value >= 1")
+    Both outputs are checked before any work and appear together, only if the run succeeds.
+    """
+    from .api import extend_contigs
+    from .report import print_ends, print_fasta, staged_outputs
+
     overrides = {
         name: getattr(args, name) for name in ACCURACY_OPTIONS if getattr(args, name) is not None
     }
@@ -134,24 +138,32 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         max_reads_per_side=args.max_reads,
         **overrides,
     )
-    result = extend_contigs(
-        args.contigs,
-        args.reads_1,
-        args.reads_2,
-        alignments=args.alignments,
-        insert_size=args.insert_size,
-        depth=args.depth,
-        options=options,
-        threads=args.threads,
-        keep_short_contigs=args.keep_short,
-    )
-    if args.output == "-":
-        contigs = result.contigs
-        for i, name in enumerate(contigs.names):
-            stdout.write(f">{name}\n{contigs.sequence(i)}\n")
-    else:
-        write_fasta(result, args.output)
-    if args.report:
-        write_ends(result, args.report)
+    with staged_outputs({"output": args.output, "report": args.report}, stdout) as files:
+        result = extend_contigs(
+            args.contigs,
+            args.reads_1,
+            args.reads_2,
+            alignments=args.alignments,
+            insert_size=args.insert_size,
+            depth=args.depth,
+            options=options,
+            threads=args.threads,
+            keep_short_contigs=args.keep_short,
+        )
+        print_fasta(result, files["output"])
+        if files["report"] is not None:
+            print_ends(result, files["report"])
+    _warn_short_reads(result, options.min_read_length, stderr)
     print(f"seqwarp extend: {result.describe()}", file=stderr)
     return 0
+
+
+def _warn_short_reads(result: ExtendResult, min_length: int, stderr: TextIO) -> None:
+    """Say so when --min-read-length skipped most reads (MHM2's rule drops reads < 121 bp)."""
+    short, total = result.counts["short_reads"], result.counts["reads"]
+    if 2 * short > total:
+        print(
+            f"seqwarp extend: warning: {short} of {total} reads are shorter than "
+            f"--min-read-length {min_length} and were skipped; --min-read-length 0 uses them",
+            file=stderr,
+        )

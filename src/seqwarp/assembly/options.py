@@ -7,8 +7,9 @@ documented quirks are:
   merged-read placeholders; set it to 0 to use short reads too (a defect fix).
 * ``best_alignment_ties="last"``: among a read's equal-scoring alignments the later one wins
   (v2.1); ``"lowest"`` takes the lowest contig start, then read start (the 2023 fix).
-* ``overhang_both_sides=False``: a read overhanging both ends of a short contig is given to the
-  left side only (v2.1 ``else if``); ``True`` gives it to both (the 2023 fix).
+* ``overhang_both_sides=False``: a read overhanging both ends of a short contig serves only the
+  end its start overhangs (v2.1 ``else if``): the left end for a read on the contig's strand,
+  the right end for a reverse-strand read; ``True`` gives it to both (the 2023 fix).
 * Ratings: a base whose high-quality votes equal ``min_viable`` rates 7 (strict ``<``), and the
   contig depth is truncated to an integer before the thresholds are computed.
 * Walks that reach ``walk_limit`` end as dead ends (``X``), which triggers a k down-shift.
