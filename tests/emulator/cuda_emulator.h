@@ -13,6 +13,7 @@
 #include <ucontext.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -588,5 +589,13 @@ inline std::string launch(void (*kernel)(A...), const Launch& l, void** args) {
 }
 
 inline unsigned char* dynamic_shared() { return current->block->dynamic_shared; }
+
+// %globaltimer: a launch runs when it is queued here, so a kernel that waits for the host
+// waits out its own time limit
+inline unsigned long long nanoseconds() {
+    return (unsigned long long)std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
 
 }  // namespace seqwarp_emu

@@ -17,9 +17,13 @@
 namespace seqwarp {
 
 __device__ __forceinline__ unsigned long long global_nanoseconds() {
+#ifdef SEQWARP_CPU_EMULATOR  // the tests' CPU emulator (tests/emulator)
+    return seqwarp_emu::nanoseconds();
+#else
     unsigned long long now;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
     return now;
+#endif
 }
 
 __global__ void hold_stream(volatile unsigned* gate, unsigned long long limit_ns) {
