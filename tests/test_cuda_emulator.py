@@ -201,6 +201,30 @@ def test_a_shuffle_from_an_exited_lane_fails_the_launch(emulated) -> None:
         module.get_function("early")((1,), (32,), (emulated.zeros(32, dtype=np.uint32),))
 
 
+def test_half_warps_meet_apart_under_their_own_masks(emulated) -> None:
+    """Two half-warps in diverged branches, each shuffling and voting within its own mask."""
+    code = r"""extern "C" __global__ void halves(unsigned* out) {
+        const unsigned lane = threadIdx.x;
+        if (lane < 16) {
+            for (int k = 0; k < 3; ++k) out[lane + 32 * k] = __shfl_sync(0x0000ffffu, lane * 10 + k, 15 - lane);
+        } else {
+            out[lane] = __ballot_sync(0xffff0000u, lane % 3 == 0);
+            out[lane + 32] = __shfl_xor_sync(0xffff0000u, lane, 1);
+            out[lane + 64] = __reduce_max_sync(0xffff0000u, lane);
+        }
+    }"""
+    module = emulated.RawModule(code=code, name_expressions=["halves"])
+    out = emulated.zeros(96, dtype=np.uint32)
+    module.get_function("halves")((1,), (32,), (out,))
+    got = out.get().reshape(3, 32)
+    low = np.arange(16)
+    for k in range(3):
+        assert np.array_equal(got[k, :16], (15 - low) * 10 + k)
+    high = np.arange(16, 32)
+    assert np.all(got[0, 16:] == sum(1 << int(lane) for lane in high if lane % 3 == 0))
+    assert np.array_equal(got[1, 16:], high ^ 1) and np.all(got[2, 16:] == 31)
+
+
 @pytest.mark.gpu
 def test_the_device_agrees_with_the_emulator(emulated) -> None:
     """On a machine with a GPU: the probe kernel's every output equal on both."""

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -101,7 +102,7 @@ struct Meeting {
 
 struct Warp {
     unsigned exited = 0;
-    std::vector<Meeting> meetings;
+    std::deque<Meeting> meetings;  // a deque: a lane waiting in one keeps its reference
     Meeting& meeting(unsigned mask) {
         for (auto& m : meetings)
             if (m.mask == mask) return m;
