@@ -79,16 +79,55 @@ def write_models(models: list[HMM], path: Path) -> Path:
 
 
 def run_hmmsearch(binary: str, hmmfile: Path, seqdb: Path, args: list[str], tmp: Path):
-    """HMMER's tables (tblout, domtblout) as lines without ``#``."""
+    """HMMER's tables (tblout, domtblout) as lines without ``#``, from a serial run (see
+    ``serial_hmmsearch``)."""
     if seqdb.suffix == ".gz":  # hmmsearch cannot rewind a gzip pipe for several queries
         plain = tmp / seqdb.stem
         with gzip.open(seqdb, "rb") as source, open(plain, "wb") as target:
             shutil.copyfileobj(source, target)
         seqdb = plain
     tbl, dom = tmp / "ref.tbl", tmp / "ref.domtbl"
-    cmd = [binary, "--cpu", "2", "--noali", "-o", os.devnull, "--tblout", str(tbl)]
+    cmd = [binary, "--cpu", "1", "--noali", "-o", os.devnull, "--tblout", str(tbl)]
     subprocess.run([*cmd, "--domtblout", str(dom), *args, str(hmmfile), str(seqdb)], check=True)
     return strip_comments(tbl.read_text()), strip_comments(dom.read_text())
+
+
+def without_footer(table: bytes) -> bytes:
+    """A table up to its closing ``#`` lines (they record the command line): its header and
+    rows, which must equal HMMER's byte for byte, column widths included."""
+    return table[: table.index(b"#\n# Program:")]
+
+
+def serial_hmmsearch(binary: str, hmmfile: Path, seqdb: Path, args: list[str], tmp: Path):
+    """HMMER's tables (tblout, domtblout) as bytes without their footers, from a serial run.
+
+    Serial (``--cpu 1``, as ``--cpu 0``): a threaded hmmsearch gives each thread its own count
+    of targets, the Z of its cut while searching, so the hits it stores but does not report
+    (they set the width of the name column) depend on which thread read which block of 1,000
+    targets.
+    """
+    tbl, dom = tmp / "serial.tbl", tmp / "serial.domtbl"
+    cmd = [binary, "--cpu", "1", "-o", os.devnull, "--tblout", str(tbl), "--domtblout", str(dom)]
+    subprocess.run([*cmd, *args, str(hmmfile), str(seqdb)], check=True)
+    return without_footer(tbl.read_bytes()), without_footer(dom.read_bytes())
+
+
+def write_fasta(records: list[tuple[bytes, bytes]], path: Path) -> Path:
+    """(header, residues) records as FASTA bytes, the header written as given."""
+    with open(path, "wb") as handle:
+        for header, residues in records:
+            handle.write(b">" + header + b"\n" + residues + b"\n")
+    return path
+
+
+def fasta_records(path: Path) -> list[tuple[bytes, bytes]]:
+    """The (header, residues) records of a small FASTA file, plain or gzip."""
+    data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    records = []
+    for chunk in data.split(b"\n>"):
+        header, _, body = chunk.removeprefix(b">").partition(b"\n")
+        records.append((header, b"".join(body.split())))
+    return records
 
 
 class ViterbiOracle:

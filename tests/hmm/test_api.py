@@ -8,12 +8,12 @@ import numpy as np
 import pyhmmer
 import pytest
 from hmm_support import ANAEROCOCCUS, PYHMMER_DATA, load_models, load_targets, strip_comments
-from pyhmmer.easel import DigitalSequenceBlock
+from pyhmmer.easel import Alphabet, DigitalSequenceBlock, SequenceFile, TextSequence
 from pyhmmer.plan7 import Background, Pipeline
 
 from seqwarp.cli import main
 from seqwarp.hmm import SearchOptions, files, hmmsearch, stage
-from seqwarp.hmm.api import STRONG_COST, _costs, _jobs
+from seqwarp.hmm.api import DEFAULT_CHUNK_RESIDUES, STRONG_COST, _costs, _jobs
 from seqwarp.hmm.profile import FilterProfile
 
 
@@ -114,3 +114,80 @@ def test_job_costs_weight_likely_hits() -> None:
     lengths = np.array([100, 200, 300, 400], dtype=np.int64)
     kept = stage.Kept(np.array([1, 3]), np.array([1e-7, 0.01]))
     assert list(_costs(10, lengths, kept, F3=1e-5)) == [200 * 10 * STRONG_COST, 400 * 10]
+
+
+def _all_hits(results) -> list[list[tuple]]:
+    """Every hit each model stores, reported or not, with what it shows."""
+    return [
+        [(h.name, h.evalue, h.score, h.reported, h.included, len(h.domains)) for h in hits]
+        for hits in results
+    ]
+
+
+def test_targets_rich_in_degenerate_codes_equal_pyhmmer() -> None:
+    """B, J and Z (and X) weigh in the bias filter as in HMMER: their odds are the members'
+    summed composition over their summed background, so no hit HMMER finds is lost."""
+    amino = Alphabet.amino()
+    rich = str.maketrans("NDILEQ", "BBJJZZ")
+    with SequenceFile(str(ANAEROCOCCUS)) as handle:
+        texts = [TextSequence(name=s.name, sequence=s.sequence.translate(rich)) for s in handle]
+    targets = DigitalSequenceBlock(amino, [text.digitize(amino) for text in texts])
+    models = load_models("SMC_N")
+    got = hmmsearch(models, targets)
+    expected = list(pyhmmer.hmmer.hmmsearch(models, targets, cpus=1))
+    assert _all_hits(got) == _all_hits(expected)
+    assert _domains(got) == _domains(expected)
+    assert len(expected[0].reported) > 10
+
+
+@pytest.mark.parametrize(
+    ("options", "chunk_residues"),
+    [
+        (SearchOptions(E=0.01), DEFAULT_CHUNK_RESIDUES),
+        (SearchOptions(E=0.01), 100_000),
+        (SearchOptions(E=1e-4, domE=1e-3), 150_000),
+    ],
+)
+def test_stored_hits_equal_pyhmmer(models, options, chunk_residues) -> None:
+    """The hits HMMER stores but does not report (its cut while searching uses the count of
+    targets read so far) are returned too, in chunks and thread-pool pieces alike."""
+    targets = load_targets(str(ANAEROCOCCUS))
+    got = hmmsearch(models, ANAEROCOCCUS, options, chunk_residues=chunk_residues)
+    expected = list(
+        pyhmmer.hmmer.hmmsearch(models, targets, cpus=1, E=options.E, domE=options.domE)
+    )
+    assert _all_hits(got) == _all_hits(expected)
+    assert any(not hit.reported for hits in got for hit in hits)
+
+
+def test_stored_hits_with_repeated_names_equal_pyhmmer() -> None:
+    """A hit names its target: targets sharing a name are searched in separate runs, so
+    each hit still gets its own target's rank in the database."""
+    targets = load_targets(str(ANAEROCOCCUS))
+    amino = targets.alphabet
+    renamed = []
+    for index, sequence in enumerate(targets):
+        copy = sequence.copy()
+        copy.name = f"dup{index % 7}"
+        renamed.append(copy)
+    block = DigitalSequenceBlock(amino, renamed)
+    models = load_models("pyhmmer:PF02826")
+    got = hmmsearch(models, block, SearchOptions(E=0.01))
+    expected = list(pyhmmer.hmmer.hmmsearch(models, block, cpus=1, E=0.01))
+    assert _all_hits(got) == _all_hits(expected)
+    assert any(not hit.reported for hit in expected[0])
+
+
+def test_targets_are_read_in_the_models_alphabet(tmp_path) -> None:
+    """A protein file whose first record looks like DNA is protein, as hmmsearch reads it."""
+    path = tmp_path / "dna_first.faa"
+    path.write_bytes(
+        b">p1\nGATTACAGATTACACAT\n" + (PYHMMER_DATA / "seqs" / "LuxC.faa").read_bytes()
+    )
+    models = load_models("pyhmmer:LuxC")
+    with SequenceFile(str(path), digital=True, alphabet=Alphabet.amino()) as handle:
+        targets = handle.read_block()
+    got = hmmsearch(models, path)
+    expected = list(pyhmmer.hmmer.hmmsearch(models, targets, cpus=1))
+    assert _all_hits(got) == _all_hits(expected)
+    assert got[0].Z == 13

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import re
 from pathlib import Path
 
 import pytest
 from hmm_support import ANAEROCOCCUS, PYHMMER_DATA, load_models, model_path, write_models
+from pyhmmer.easel import Alphabet, TextSequence
 
 from seqwarp.cli import main
 from seqwarp.errors import (
@@ -43,6 +45,16 @@ def bad(tmp_path: Path) -> dict[str, Path]:
     for name, content in files.items():
         paths[name] = tmp_path / name
         paths[name].write_text(content, encoding="utf-8")
+    packed = gzip.compress(LUXC_FAA.read_bytes(), mtime=0)
+    binary = {
+        "corrupt.fa.gz": packed[:10] + b"garbage" * 20,
+        "truncated.fa.gz": packed[: len(packed) // 2],
+        "empty.fa.gz": gzip.compress(b"", mtime=0),
+        "junk.txt": b"junk",
+    }
+    for name, content in binary.items():
+        paths[name] = tmp_path / name
+        paths[name].write_bytes(content)
     return paths
 
 
@@ -73,7 +85,10 @@ def test_empty_and_missing_hmm_files(bad, tmp_path) -> None:
         ("nonascii.fa", SequenceFileError, r"^{path}: Line 2: non-ASCII character \? in sequence$"),
         ("illegal.fa", SequenceFileError, r"^{path}: Line 2: illegal character 1$"),
         ("noheader.fa", SequenceFileError, r"^{path}: Line 1: unexpected char M; expected FASTA.*$"),
-        ("dna.fa", AlphabetMismatch, r"^{path}: expected protein sequences, got DNA$"),
+        ("corrupt.fa.gz", SequenceFileError, r"^{path}: empty or misformatted \(corrupt or truncated gzip data: .*\)$"),
+        ("truncated.fa.gz", SequenceFileError, r"^{path}: empty or misformatted \(corrupt or truncated gzip data: Compressed file ended.*\)$"),
+        ("empty.fa.gz", EmptyInput, r"^sequence database {path} is empty$"),
+        ("junk.txt", SequenceFileError, r"^{path}: empty or misformatted \(format not recognized\)$"),
         ("long.fa", SequenceFileError, r"^{path}: record 'huge' has 100004 residues, over HMMER's 100,000-residue limit.*$"),
     ],
 )  # fmt: skip
@@ -141,7 +156,16 @@ def _cli(*argv: str) -> tuple[int, str, str]:
         ("empty.hmm", None, r"HMM file .*empty\.hmm is empty"),
         (None, "empty.fa", r"sequence database .*empty\.fa is empty"),
         (None, "nonascii.fa", r".*nonascii\.fa: Line 2: non-ASCII character"),
-        (None, "dna.fa", r".*dna\.fa: expected protein sequences, got DNA"),
+        (
+            None,
+            "truncated.fa.gz",
+            r".*truncated\.fa\.gz: empty or misformatted \(corrupt or truncated gzip",
+        ),
+        (
+            None,
+            "corrupt.fa.gz",
+            r".*corrupt\.fa\.gz: empty or misformatted \(corrupt or truncated gzip",
+        ),
         (None, "long.fa", r".*long\.fa: record 'huge' has 100004 residues"),
     ],
 )
@@ -163,3 +187,49 @@ def test_cli_rejects_bad_option_values() -> None:
     status, _, err = _cli("--cut_ga", THIOESTERASE, ANAEROCOCCUS)
     assert status == 2
     assert "model 'Thioesterase' has no GA line" in err
+
+
+def test_cli_refuses_a_negative_cpu_count() -> None:
+    status, out, err = _cli("--cpu", "-1", THIOESTERASE, LUXC_FAA)
+    assert (status, out) == (2, "")
+    assert err == "seqwarp hmmsearch: error: invalid value for 'cpu': -1; must be >= 0\n"
+
+
+def test_cli_refuses_stdin_for_both_inputs() -> None:
+    status, _, err = _cli("-", "-")
+    assert status == 2
+    assert "the HMM file and the database cannot both be stdin" in err
+
+
+def test_noali_is_documented_as_accepted_for_compatibility() -> None:
+    status, out, _ = _cli("--help")
+    assert status == 0
+    assert "--noali" in out
+    assert "accepted for compatibility" in " ".join(out.split())
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (SearchOptions(E="1"), r"^invalid value for 'E': '1'; must be a number$"),
+        (SearchOptions(T=True), r"^invalid value for 'T': True; must be a number$"),
+        (SearchOptions(F3=None), r"^invalid value for 'F3': None; must be a number$"),
+        (SearchOptions(seed=1.5), r"^invalid value for 'seed': 1.5; must be an integer$"),
+    ],
+)
+def test_options_of_the_wrong_type(options, message) -> None:
+    with pytest.raises(InvalidParameter, match=message):
+        hmmsearch(THIOESTERASE, LUXC_FAA, options)
+
+
+def test_targets_and_models_of_the_wrong_type() -> None:
+    text = [TextSequence(name="a", sequence="MKVLLA")]
+    with pytest.raises(InvalidParameter, match=r"^invalid value for 'targets': 'TextSequence'; "):
+        hmmsearch(THIOESTERASE, text)
+    dna = [TextSequence(name="a", sequence="ACGT").digitize(Alphabet.dna())]
+    with pytest.raises(AlphabetMismatch, match=r"^targets: expected protein sequences, got DNA$"):
+        hmmsearch(THIOESTERASE, dna)
+    with pytest.raises(InvalidParameter, match=r"^invalid value for 'hmms': 'str'; "):
+        hmmsearch(["not an HMM"], LUXC_FAA)
+    with pytest.raises(InvalidParameter, match=r"^invalid value for 'chunk_residues': '9'; "):
+        hmmsearch(THIOESTERASE, LUXC_FAA, chunk_residues="9")

@@ -145,6 +145,37 @@ def test_bias_filter_is_within_the_stage_margin(name: str) -> None:
     assert (got == expected).mean() > 0.95
 
 
+def _degenerate_rich(alphabet: Alphabet) -> DigitalSequenceBlock:
+    """Per residue letter, degenerate codes included: 80 of it alone, and 200 residues drawn
+    mostly from the canonical letters with that letter a third of the time."""
+    rng = np.random.default_rng(5)
+    canonical = list(alphabet.symbols[: alphabet.K])
+    texts = []
+    for code, letter in enumerate(alphabet.symbols[: alphabet.Kp - 2]):
+        if code == alphabet.K:  # the gap character is no residue
+            continue
+        mixed = "".join(rng.choice(canonical + [letter] * (len(canonical) // 2), 200))
+        texts.append(TextSequence(name=f"{letter}-only", sequence=letter * 80))
+        texts.append(TextSequence(name=f"{letter}-mixed", sequence=mixed))
+    return DigitalSequenceBlock(alphabet, [text.digitize(alphabet) for text in texts])
+
+
+@pytest.mark.parametrize("name", ["fn3", "Pkinase", "pyhmmer:LuxC", "pyhmmer:RREFam", "MADE1"])
+def test_bias_filter_scores_degenerate_residues_as_hmmer(name: str) -> None:
+    """B, J, Z, O, U and X (IUPAC codes and N for DNA) get easel's odds: summed member
+    composition over summed background, so their bias scores equal HMMER's."""
+    hmm = load_models(name)[0]
+    block = _degenerate_rich(hmm.alphabet)
+    codes, offsets = files.as_csr(block)
+    bias = FilterProfile.from_hmm(hmm, Background(hmm.alphabet)).bias
+    got = cpu.bias_scores(codes, offsets, np.arange(len(block)), bias.odds, bias.t10, bias.t11)
+    oracle = BiasOracle(hmm)
+    expected = np.array(
+        [oracle(codes[offsets[i] : offsets[i + 1]]) for i in range(len(block))], dtype=np.float32
+    )
+    assert np.abs(got.astype(np.float64) - expected).max() < 1e-5
+
+
 def _check_viterbi(database: str, step: int, tmp_path) -> None:
     block = _single_residues(Alphabet.amino()) if database == "single" else _targets(database)
     chunk = _chunk(block)

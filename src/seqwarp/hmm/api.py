@@ -2,30 +2,33 @@
 
 Targets are read in chunks; one numba pass scores every model's MSV over a chunk, then the
 bias filter runs on each model's candidates. The few survivors go through pyhmmer's
-``Pipeline`` (HMMER itself) with ``Z`` fixed to the whole database, so hits, E-values, domains
-and alignments are HMMER's; the survivors are cut into pieces of similar estimated cost for
-the thread pool (likely hits weigh more), and the pieces' results are merged per model. With
-several threads, the next chunk is filtered while the pool works on the current one.
+``Pipeline`` (HMMER itself), so hits, E-values, domains and alignments are HMMER's; the
+survivors are cut into pieces of similar estimated cost for the thread pool (likely hits
+weigh more), and the pieces' results are merged per model, with Z the whole database. The
+hits stored but not reported are HMMER's too: a serial hmmsearch stores a hit when its
+E-value against the targets read so far passes ``-E`` (see ``hits``). With several
+threads, the next chunk is filtered while the pool works on the current one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numba
 import numpy as np
-from pyhmmer.easel import Alphabet, DigitalSequenceBlock
+from pyhmmer.easel import Alphabet, DigitalSequence, DigitalSequenceBlock
 from pyhmmer.plan7 import HMM, Background, Pipeline, TopHits
 
 from ..errors import AlphabetMismatch, EmptyInput, InvalidParameter
-from . import files, stage
+from . import files, hits, stage
 from .profile import FilterProfile
 
 __all__ = ["Cutoffs", "SearchOptions", "hmmsearch"]
@@ -62,6 +65,7 @@ class SearchOptions:
 
     def check(self) -> None:
         """Refuse values HMMER refuses (negative thresholds, unknown cutoffs, ...)."""
+        self._check_types()
         for name in ("E", "domE", "incE", "incdomE", "Z", "domZ"):
             value = getattr(self, name)
             if value is not None and not value > 0:
@@ -74,6 +78,21 @@ class SearchOptions:
             raise InvalidParameter("cutoffs", self.cutoffs, choices=list(CUTOFF_TAGS))
         if self.seed < 0:
             raise InvalidParameter("seed", self.seed, hint="must be >= 0")
+
+    def _check_types(self) -> None:
+        """Numbers where numbers are due (``E="1"`` is refused, not compared)."""
+        for name in ("E", "T", "domE", "domT", "incE", "incT", "incdomE", "incdomT", "Z", "domZ"):
+            _check_number(name, getattr(self, name), optional=True)
+        for name in ("F1", "F2", "F3"):
+            _check_number(name, getattr(self, name), optional=False)
+        if not _is_integer(self.seed):
+            raise InvalidParameter("seed", self.seed, hint="must be an integer")
+
+    @property
+    def running_z(self) -> bool:
+        """Whether HMMER's cut while searching is ``P * (targets so far) <= E``: reporting by
+        E-value with Z counted from the database (not ``-Z``, ``-T`` or ``--cut_*``)."""
+        return self.Z is None and self.T is None and self.cutoffs is None
 
     def filters(self) -> stage.FilterSettings:
         """The settings of the batched filter stage (``--max`` turns it off).
@@ -115,12 +134,30 @@ class SearchOptions:
         )
 
 
+def _is_integer(value: object) -> bool:
+    """An ``int`` proper (``True`` is no count)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_number(name: str, value: object, *, optional: bool) -> None:
+    """An int or float (``None`` where the option may be unset); anything else is refused."""
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidParameter(name, value, hint="must be a number")
+
+
 def _load_hmms(hmms: str | os.PathLike[str] | HMM | Iterable[HMM]) -> list[HMM]:
     if isinstance(hmms, (str, os.PathLike)):
         return files.read_hmms(hmms)
     models = [hmms] if isinstance(hmms, HMM) else list(hmms)
     if not models:
         raise EmptyInput("the list of HMMs")
+    for hmm in models:
+        if not isinstance(hmm, HMM):
+            raise InvalidParameter(
+                "hmms", type(hmm).__name__, hint="expected pyhmmer HMMs or an HMM file path"
+            )
     return models
 
 
@@ -138,27 +175,51 @@ def _check_cutoffs(models: Sequence[HMM], cutoffs: Cutoffs | None) -> None:
             )
 
 
-def _chunks(
+class _Targets(NamedTuple):
+    """The target chunks, a name for messages, and a way to count Z."""
+
+    chunks: Iterable[DigitalSequenceBlock]
+    name: str
+    count: Callable[[], int]
+
+
+@contextlib.contextmanager
+def _targets(
     targets: str | os.PathLike[str] | DigitalSequenceBlock | Iterable,
     alphabet: Alphabet,
     chunk_residues: int,
-) -> tuple[Iterable[DigitalSequenceBlock], str, Callable[[], int]]:
-    """The target chunks, a name for messages, and a way to count Z."""
+) -> Iterator[_Targets]:
+    """The targets as chunks; a database path (or ``-``) stays open for the whole search."""
     if isinstance(targets, (str, os.PathLike)):
-        name = os.fspath(targets)
-        return (
-            files.read_chunks(name, alphabet, chunk_residues),
-            name,
-            lambda: files.count_targets(name, alphabet),
-        )
-    block = targets if isinstance(targets, DigitalSequenceBlock) else None
-    if block is None:
-        block = DigitalSequenceBlock(alphabet, list(targets))
+        with files.open_database(targets) as database:
+            yield _Targets(
+                database.chunks(alphabet, chunk_residues),
+                database.name,
+                lambda: database.count(alphabet),
+            )
+        return
+    block = targets if isinstance(targets, DigitalSequenceBlock) else _block(targets, alphabet)
     if len(block) == 0:
         raise EmptyInput("the target sequences")
     if block.alphabet != alphabet:
-        raise AlphabetMismatch(str(alphabet), str(block.alphabet), what="targets")
-    return [block], "targets", lambda: len(block)
+        raise AlphabetMismatch(files.kind(alphabet), files.kind(block.alphabet), "targets")
+    yield _Targets([block], "targets", lambda: len(block))
+
+
+def _block(targets: Iterable, alphabet: Alphabet) -> DigitalSequenceBlock:
+    """In-memory targets as one block; text sequences and other objects are refused."""
+    sequences = list(targets)
+    for sequence in sequences:
+        if not isinstance(sequence, DigitalSequence):
+            raise InvalidParameter(
+                "targets",
+                type(sequence).__name__,
+                hint="expected pyhmmer DigitalSequence objects (digitize text sequences with "
+                "sequence.digitize(alphabet)) or a sequence file path",
+            )
+        if sequence.alphabet != alphabet:
+            raise AlphabetMismatch(files.kind(alphabet), files.kind(sequence.alphabet), "targets")
+    return DigitalSequenceBlock(alphabet, sequences)
 
 
 def hmmsearch(
@@ -171,36 +232,51 @@ def hmmsearch(
 ) -> list[TopHits]:
     """Search every model against every target; one ``TopHits`` per model, in file order.
 
-    ``targets`` is a sequence file (read in chunks of about ``chunk_residues`` residues) or
-    pyhmmer digital sequences. ``progress`` is called with the residues done after each chunk.
+    ``targets`` is a sequence file (read in chunks of about ``chunk_residues`` residues in the
+    models' alphabet; ``-`` or a pipe is copied to a temporary file first) or pyhmmer digital
+    sequences. ``progress`` is called with the residues done after each chunk.
     """
     options = options or SearchOptions()
     options.check()
-    if chunk_residues < 1:
-        raise InvalidParameter("chunk_residues", chunk_residues, hint="must be >= 1")
+    if not _is_integer(chunk_residues) or chunk_residues < 1:
+        raise InvalidParameter("chunk_residues", chunk_residues, hint="must be an integer >= 1")
     models = _load_hmms(hmms)
     alphabet = files.hmm_alphabet(models)
     _check_cutoffs(models, options.cutoffs)
-    chunks, name, count = _chunks(targets, alphabet, chunk_residues)
-    iterator = iter(chunks)
+    with _targets(targets, alphabet, chunk_residues) as source:
+        return _search_all(models, options, alphabet, source, progress)
+
+
+def _search_all(
+    models: list[HMM],
+    options: SearchOptions,
+    alphabet: Alphabet,
+    source: _Targets,
+    progress: Callable[[int], None] | None,
+) -> list[TopHits]:
+    """Filter chunk after chunk and let the pool run HMMER on the survivors; one ``TopHits``
+    per model, its pieces merged (which also marks what is reported with the final Z)."""
+    iterator = iter(source.chunks)
     first = next(iterator)
     second = next(iterator, None)
     Z = options.Z
     if Z is None:  # HMMER's Z: the number of targets in the whole database
-        Z = len(first) if second is None else count()
+        Z = len(first) if second is None else source.count()
     stream = itertools.chain([first], [] if second is None else [second], iterator)
-    search = _Search.of(models, options, alphabet, Z, name)
+    search = _Search.of(models, options, alphabet, Z, source.name)
     results: list[list[TopHits]] = [[] for _ in models]
     lag = 0 if search.workers == 1 else 1  # one thread: never filter while HMMER runs
     with ThreadPoolExecutor(max_workers=search.workers) as pool:  # pyhmmer releases the GIL
         pending: list[tuple[list[Piece], int]] = []
+        start = 0
         for block in stream:  # with several threads the next chunk is filtered meanwhile
-            pending.append(search.submit(pool, block))
+            pending.append(search.submit(pool, block, start))
+            start += len(block)
             while len(pending) > lag:
                 _collect(*pending.pop(0), results, progress)
         for submitted in pending:
             _collect(*submitted, results, progress)
-    return [hits[0].merge(*hits[1:]) if len(hits) > 1 else hits[0] for hits in results]
+    return [hits[0].merge(*hits[1:]) for hits in results]
 
 
 def _collect(
@@ -242,10 +318,11 @@ class _Search:
         return cls(models, profiles, tables, options, alphabet, Z, name, workers)
 
     def submit(
-        self, pool: ThreadPoolExecutor, block: DigitalSequenceBlock
+        self, pool: ThreadPoolExecutor, block: DigitalSequenceBlock, start: int
     ) -> tuple[list[Piece], int]:
-        """Filter one chunk and hand the survivors to HMMER's pipeline in the pool, costliest
-        pieces first: (model, part, future) per piece, and the chunk's residue count."""
+        """Filter one chunk (its first target is the database's ``start``-th, from 0) and hand
+        the survivors to HMMER's pipeline in the pool, costliest pieces first: (model, part,
+        future) per piece, and the chunk's residue count."""
         codes, offsets = files.as_csr(block)
         lengths = np.diff(offsets)
         files.check_lengths(block, lengths, self.name)
@@ -258,16 +335,48 @@ class _Search:
         jobs = _jobs([k.indices for k in kept], costs, pieces)
         for model, part, piece, _ in sorted(jobs, key=lambda job: -job[3]):
             targets = DigitalSequenceBlock(self.alphabet, [block[int(i)] for i in piece])
-            futures.append((model, part, pool.submit(self._search, model, targets)))
+            ranks = start + 1 + piece  # 1-based, in the whole database
+            futures.append((model, part, pool.submit(self._search, model, targets, ranks)))
         return futures, int(offsets[-1])
 
-    def _search(self, model: int, targets: DigitalSequenceBlock) -> TopHits:
+    def _search(self, model: int, targets: DigitalSequenceBlock, ranks: np.ndarray) -> TopHits:
         """HMMER's pipeline on one piece, in the pool thread's own pipeline: pyhmmer's are
         not thread-safe, and reusing one (reset after each search, as pyhmmer's hmmsearch
-        does between queries) keeps its dynamic-programming matrices allocated."""
+        does between queries) keeps its dynamic-programming matrices allocated.
+
+        With HMMER's running Z (``SearchOptions.running_z``) the piece is searched in runs of
+        distinct names, each with Z its smallest rank, and only the hits HMMER would store
+        are kept (``hits.keep_stored``)."""
         pipeline = getattr(self.local, "pipeline", None)
         if pipeline is None:
             pipeline = self.local.pipeline = self.options.pipeline(self.alphabet, self.Z)
+        if not self.options.running_z or len(targets) == 0:
+            pipeline.Z = self.Z  # a run of an earlier piece may have set another
+            return self._run(pipeline, model, targets)
+        parts = [
+            self._search_run(pipeline, model, targets, ranks, run) for run in hits.runs(targets)
+        ]
+        return parts[0].merge(*parts[1:])
+
+    def _search_run(
+        self,
+        pipeline: Pipeline,
+        model: int,
+        targets: DigitalSequenceBlock,
+        ranks: np.ndarray,
+        run: hits.Run,
+    ) -> TopHits:
+        """One run of distinct names with Z its smallest rank (a superset of what HMMER
+        stores), less the hits HMMER would not have stored."""
+        positions = list(run.values())
+        if len(positions) < len(targets):
+            targets = DigitalSequenceBlock(self.alphabet, [targets[i] for i in positions])
+        pipeline.Z = float(ranks[positions].min())
+        found = self._run(pipeline, model, targets)
+        return hits.keep_stored(found, hits.rank_of(run, ranks), self.options.E, self.Z)
+
+    def _run(self, pipeline: Pipeline, model: int, targets: DigitalSequenceBlock) -> TopHits:
+        """One pyhmmer search, leaving the pipeline ready for the next."""
         try:
             return pipeline.search_hmm(self.models[model], targets)
         finally:

@@ -1,16 +1,23 @@
-"""``seqwarp hmmsearch``: hmmsearch's command line (HMMER 3.4 options and meanings)."""
+"""``seqwarp hmmsearch``: hmmsearch's command line (HMMER 3.4 options and meanings).
+
+Output paths are checked before the search, so a mistyped one costs nothing; the outputs are
+then written as a group: every file goes to a temporary file first, and they are renamed only
+once all are complete, so a failure leaves none of them half-written or new.
+"""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from rich.console import Console
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
 from .._jit import set_threads
-from ..io._atomic import atomic_output
+from ..errors import InvalidParameter, OutputFileError
+from ..io._atomic import atomic_output, check_output
 from . import files, tables
 from .api import SearchOptions, hmmsearch
 
@@ -19,13 +26,21 @@ __all__ = ["configure", "run"]
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """hmmsearch's options: output files, thresholds, cutoffs, Z, filters, threads, seed."""
-    parser.add_argument("hmmfile", help="query profile HMM file (one or many models)")
-    parser.add_argument("seqdb", help="target sequence database (FASTA, plain or gzip)")
+    parser.add_argument(
+        "hmmfile", help="query profile HMM file (one or many models; '-' reads stdin)"
+    )
+    parser.add_argument(
+        "seqdb", help="target sequence database (FASTA, plain or gzip; '-' reads stdin)"
+    )
     out = parser.add_argument_group("output")
     out.add_argument("-o", dest="output", metavar="FILE", help="hit lists to FILE, not stdout")
     out.add_argument("--tblout", metavar="FILE", help="per-sequence hit table (HMMER format)")
     out.add_argument("--domtblout", metavar="FILE", help="per-domain hit table (HMMER format)")
-    out.add_argument("--noali", action="store_true", help="no alignments (none are printed)")
+    out.add_argument(
+        "--noali",
+        action="store_true",
+        help="accepted for compatibility: -o never prints alignments",
+    )
     report = parser.add_argument_group("reporting and inclusion thresholds")
     for flag, dest, default, help_text in (
         ("-E", "E", 10.0, "report sequences with E-value <= X (10)"),
@@ -63,7 +78,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     stats.add_argument("--nobias", action="store_true", help="turn off the bias filter")
     other = parser.add_argument_group("other")
     other.add_argument(
-        "--cpu", type=int, metavar="N", help="threads (default: all cores; 0 means 1)"
+        "--cpu", type=int, metavar="N", help="threads, >= 0 (default: all cores; 0 means 1)"
     )
     other.add_argument("--seed", type=int, default=42, metavar="N", help="RNG seed (42)")
     other.add_argument(
@@ -97,13 +112,44 @@ def _options(args: argparse.Namespace) -> SearchOptions:
     )
 
 
-def _write(path: str, text: str, stdout: TextIO) -> None:
-    """A whole output through ``atomic_output``; ``-`` goes to the given stdout."""
-    if path == "-":
-        stdout.write(text)
+def _check(args: argparse.Namespace) -> None:
+    """Refuse what HMMER refuses before any work: a negative ``--cpu``, stdin named for both
+    inputs, and output paths that cannot be written."""
+    if args.cpu is not None and args.cpu < 0:
+        raise InvalidParameter("cpu", args.cpu, hint="must be >= 0")
+    if args.hmmfile == files.STDIN and args.seqdb == files.STDIN:
+        raise InvalidParameter(
+            "seqdb", files.STDIN, hint="the HMM file and the database cannot both be stdin"
+        )
+    for path in (args.tblout, args.domtblout, args.output):
+        check_output(path)
+
+
+def _write_all(outputs: Sequence[tuple[str, bytes]], stdout: TextIO) -> None:
+    """Write every output or none: files through ``atomic_output``, all complete before any
+    is renamed into place; ``-`` goes to stdout afterwards, in the given order."""
+    to_files = [(path, data) for path, data in outputs if path != "-"]
+    with contextlib.ExitStack() as stack:
+        handles = [stack.enter_context(atomic_output(path, "wb")) for path, _ in to_files]
+        for handle, (path, data) in zip(handles, to_files, strict=True):
+            try:
+                handle.write(data)
+            except OSError as error:
+                raise OutputFileError(path, error.strerror or str(error)) from None
+    for path, data in outputs:
+        if path == "-":
+            _to_stdout(data, stdout)
+
+
+def _to_stdout(data: bytes, stdout: TextIO) -> None:
+    """Bytes to ``stdout`` as they are (through its binary buffer where it has one)."""
+    buffer = getattr(stdout, "buffer", None)
+    if buffer is None:
+        stdout.write(data.decode("utf-8", "replace"))
         return
-    with atomic_output(path, "wb") as handle:
-        handle.write(text.encode("ascii", "replace"))
+    stdout.flush()
+    buffer.write(data)
+    buffer.flush()
 
 
 def _progress(stderr: TextIO) -> tuple[Progress | None, Callable[[int], None] | None]:
@@ -123,8 +169,10 @@ def _progress(stderr: TextIO) -> tuple[Progress | None, Callable[[int], None] | 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Search, then write the hit lists and the requested tables."""
-    set_threads(None if args.cpu is None else max(1, args.cpu))
+    _check(args)
     options = _options(args)
+    options.check()
+    set_threads(None if args.cpu is None else max(1, args.cpu))
     models = files.read_hmms(args.hmmfile)
     bar, advance = _progress(stderr)
     try:
@@ -139,13 +187,14 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         if bar is not None:
             bar.stop()
     footer = {"Program": "seqwarp hmmsearch", "Query file": args.hmmfile, "Target file": args.seqdb}
+    texts = []
     if args.tblout:
-        _write(args.tblout, tables.table(results, "targets", footer), stdout)
+        texts.append((args.tblout, tables.table(results, "targets", footer)))
     if args.domtblout:
-        _write(args.domtblout, tables.table(results, "domains", footer), stdout)
-    if args.output:
-        with atomic_output(args.output) as handle:
-            tables.summary(handle, models, results)
-    else:
-        tables.summary(stdout, models, results)
+        texts.append((args.domtblout, tables.table(results, "domains", footer)))
+    texts.append((args.output or "-", tables.summary(models, results)))
+    outputs = [
+        (path, text.encode(tables.TEXT_ENCODING, tables.TEXT_ERRORS)) for path, text in texts
+    ]
+    _write_all(outputs, stdout)
     return 0

@@ -1,15 +1,26 @@
 """Reading HMM files and target databases with pyhmmer, with typed errors naming the file.
 
 Targets are read in chunks of about ``chunk_residues`` residues so that databases larger than
-memory stream; ``count_targets`` gives the whole-database Z that HMMER's E-values need.
+memory stream; ``Database.count`` gives the whole-database Z that HMMER's E-values need.
+Targets are read in the models' alphabet, as hmmsearch reads them (a protein file whose first
+record looks like DNA is still protein). ``-`` reads standard input and a pipe such as
+``<(zcat db.faa.gz)`` is read too: the stream is copied to a temporary file first, since Z
+needs a counting pass before the search.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gzip
+import io
 import os
+import shutil
+import stat
+import sys
+import tempfile
+import zlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import IO
 
 import numpy as np
@@ -21,14 +32,21 @@ from ..errors import AlphabetMismatch, EmptyInput, ModelFileError, SequenceFileE
 
 __all__ = [
     "MAX_TARGET_LENGTH",
+    "STDIN",
+    "Database",
     "as_csr",
     "check_lengths",
-    "count_targets",
-    "read_chunks",
+    "kind",
+    "open_database",
     "read_hmms",
 ]
 
 MAX_TARGET_LENGTH = 100_000  # p7_Pipeline refuses longer targets ("Target sequence length > 100K")
+STDIN = "-"
+GZIP_MAGIC = b"\x1f\x8b"
+# what pyhmmer raises while reading a bad file: easel's parse errors are ValueError, a failure
+# of the file object it reads (a broken gzip stream) surfaces as SystemError or EaselError
+READ_ERRORS = (ValueError, EOFError, UnicodeDecodeError, OSError, RuntimeError, SystemError)
 
 
 def _clean(reason: str) -> str:
@@ -39,13 +57,32 @@ def _clean(reason: str) -> str:
     return line.encode("ascii", "replace").decode("ascii")
 
 
+def _is_stream(path: str) -> bool:
+    """``-`` or a path that is neither a regular file nor a folder (a pipe, ``/dev/stdin``):
+    it can be read once, from the start, and has no size."""
+    if path == STDIN:
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _stream(path: str) -> contextlib.AbstractContextManager[IO[bytes]]:
+    """Standard input (left open) or the pipe at ``path``."""
+    return contextlib.nullcontext(sys.stdin.buffer) if path == STDIN else open(path, "rb")
+
+
 def read_hmms(path: str | os.PathLike[str]) -> list[HMM]:
-    """Every model of an HMMER text or binary file; corrupt, truncated or empty files raise."""
+    """Every model of an HMMER text or binary file (``-``: standard input; plain or gzip);
+    corrupt, truncated or empty files raise."""
     name = os.fspath(path)
     if os.path.isdir(name):
         raise ModelFileError(name, "is a directory, not an HMM file")
+    source = _hmm_stream(name) if _is_stream(name) else name
     try:
-        with HMMFile(name) as handle:
+        with HMMFile(source) as handle:
             hmms = list(handle)
     except FileNotFoundError:
         raise ModelFileError(name, "no such file") from None
@@ -58,72 +95,133 @@ def read_hmms(path: str | os.PathLike[str]) -> list[HMM]:
     return hmms
 
 
-def _same_kind(a: Alphabet, b: Alphabet) -> bool:
-    """Protein vs nucleic: DNA and RNA targets are interchangeable, as in HMMER."""
-    return a.is_amino() == b.is_amino()
+def _hmm_stream(name: str) -> IO[bytes]:
+    """A whole HMM file read from a stream, in memory (HMMER's reader needs to seek)."""
+    with _stream(name) as stream:
+        data = stream.read()
+    if data.startswith(GZIP_MAGIC):
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as error:
+            raise ModelFileError(name, f"corrupt or truncated gzip data ({error})") from None
+    if not data:
+        raise EmptyInput(f"HMM file {name}")
+    return io.BytesIO(data)
 
 
-def _kind(alphabet: Alphabet) -> str:
+def kind(alphabet: Alphabet) -> str:
+    """How messages name an alphabet: protein, DNA or RNA."""
     return "protein" if alphabet.is_amino() else alphabet.type
 
 
-def _open(path: str, alphabet: Alphabet) -> contextlib.AbstractContextManager:
-    """The file to read, after checking that its alphabet is the models' kind."""
-    if os.path.isdir(path):
-        raise SequenceFileError(path, "is a directory, not a sequence file")
-    if not os.path.exists(path):
-        raise SequenceFileError(path, "no such file")
-    if os.path.getsize(path) == 0:
-        raise EmptyInput(f"sequence database {path}")
-    try:
-        with _source(path) as source, SequenceFile(source) as probe:
-            guessed = probe.guess_alphabet()
-    except (ValueError, EOFError, UnicodeDecodeError, OSError) as error:
-        raise SequenceFileError(path, _clean(str(error))) from None
-    if guessed is not None and not _same_kind(guessed, alphabet):
-        raise AlphabetMismatch(_kind(alphabet), _kind(guessed), what=path)
-    return _source(path)
-
-
-def _source(path: str) -> contextlib.AbstractContextManager:
-    """The path itself, or for gzip a decompressing file object (easel's gzip pipe would
-    complain on stderr when closed early); line numbers in easel's messages stay right
-    for plain files."""
-    with open(path, "rb") as probe:
-        gzipped = probe.read(2) == b"\x1f\x8b"
-    return gzip.open(path, "rb") if gzipped else contextlib.nullcontext(path)
-
-
-def read_chunks(
-    path: str | os.PathLike[str], alphabet: Alphabet, chunk_residues: int
-) -> Iterator[DigitalSequenceBlock]:
-    """Blocks of whole sequences of about ``chunk_residues`` residues; an empty file raises."""
+@contextlib.contextmanager
+def open_database(path: str | os.PathLike[str]) -> Iterator[Database]:
+    """The target database at ``path`` (``-``: standard input), checked to exist and hold
+    data; a stream is copied to a temporary file, removed on exit."""
     name = os.fspath(path)
-    empty = True
-    with _open(name, alphabet) as source, _digital(source, name, alphabet) as handle:
-        while True:
-            try:
-                block = handle.read_block(residues=chunk_residues)
-            except (ValueError, EOFError, UnicodeDecodeError) as error:
-                raise SequenceFileError(name, _clean(str(error))) from None
-            if len(block) == 0:
-                break
-            empty = False
-            yield block
-    if empty:
+    if not _is_stream(name):
+        _check_file(name)
+        yield Database(name, name)
+        return
+    with tempfile.NamedTemporaryFile(prefix="seqwarp-hmmsearch-", suffix=".db") as copy:
+        with _stream(name) as stream:
+            shutil.copyfileobj(stream, copy)
+        copy.flush()
+        if copy.tell() == 0:
+            raise EmptyInput(f"sequence database {name}")
+        yield Database(copy.name, name)
+
+
+def _check_file(name: str) -> None:
+    """Refuse a folder, a missing path or an empty file before reading starts."""
+    if os.path.isdir(name):
+        raise SequenceFileError(name, "is a directory, not a sequence file")
+    if not os.path.exists(name):
+        raise SequenceFileError(name, "no such file")
+    if os.path.getsize(name) == 0:
         raise EmptyInput(f"sequence database {name}")
 
 
-def _digital(source: str | IO[bytes], name: str, alphabet: Alphabet) -> SequenceFile:
-    try:
-        return SequenceFile(source, digital=True, alphabet=alphabet)
-    except (ValueError, EOFError, UnicodeDecodeError) as error:
-        raise SequenceFileError(name, _clean(str(error))) from None
+@dataclass(frozen=True)
+class Database:
+    """A target database: ``path``, a regular file to read (the user's, or a copy of a
+    stream), and ``name``, what messages call it (the path the user gave)."""
 
+    path: str
+    name: str
 
-def count_targets(path: str | os.PathLike[str], alphabet: Alphabet) -> int:
-    """Number of sequences in the database: the Z of HMMER's E-values (one reading pass)."""
-    return sum(len(block) for block in read_chunks(path, alphabet, 1 << 24))
+    def chunks(self, alphabet: Alphabet, chunk_residues: int) -> Iterator[DigitalSequenceBlock]:
+        """Blocks of whole sequences of about ``chunk_residues`` residues, read in the
+        models' ``alphabet``; a file without records raises."""
+        empty = True
+        with contextlib.ExitStack() as stack:
+            with self._reading(alphabet):
+                source = stack.enter_context(self._source())
+                handle = stack.enter_context(SequenceFile(source, digital=True, alphabet=alphabet))
+            while True:
+                with self._reading(alphabet):
+                    block = handle.read_block(residues=chunk_residues)
+                if len(block) == 0:
+                    break
+                empty = False
+                yield block
+        if empty:
+            raise EmptyInput(f"sequence database {self.name}")
+
+    def count(self, alphabet: Alphabet) -> int:
+        """Number of sequences: the Z of HMMER's E-values (one reading pass)."""
+        return sum(len(block) for block in self.chunks(alphabet, 1 << 24))
+
+    def _gzipped(self) -> bool:
+        with open(self.path, "rb") as probe:
+            return probe.read(2) == GZIP_MAGIC
+
+    def _source(self) -> contextlib.AbstractContextManager:
+        """The path itself, or for gzip a decompressing file object (easel's gzip pipe would
+        complain on stderr when closed early); line numbers in easel's messages stay right
+        for plain files."""
+        if self._gzipped():
+            return gzip.open(self.path, "rb")
+        return contextlib.nullcontext(self.path)
+
+    @contextlib.contextmanager
+    def _reading(self, alphabet: Alphabet) -> Iterator[None]:
+        """pyhmmer's reading errors as one typed error naming the database."""
+        try:
+            yield
+        except READ_ERRORS as error:
+            raise self._error(error, alphabet) from None
+
+    def _error(self, error: Exception, alphabet: Alphabet) -> Exception:
+        """Why the database could not be read, as hmmsearch would say it (a broken gzip
+        stream: "empty or misformatted"), or as a wrong alphabet where a nucleotide model
+        meets protein targets."""
+        if self._gzipped():
+            try:
+                with gzip.open(self.path, "rb") as stream:
+                    size = sum(len(piece) for piece in iter(lambda: stream.read(1 << 20), b""))
+            except (OSError, EOFError, zlib.error) as problem:
+                reason = f"empty or misformatted (corrupt or truncated gzip data: {problem})"
+                return SequenceFileError(self.name, reason)
+            if size == 0:
+                return EmptyInput(f"sequence database {self.name}")
+        if not isinstance(error, (ValueError, EOFError, UnicodeDecodeError)):
+            return SequenceFileError(self.name, "empty or misformatted")
+        reason = _clean(str(error))
+        if reason.startswith("Could not determine format"):
+            return SequenceFileError(self.name, "empty or misformatted (format not recognized)")
+        if "illegal character" in reason and not alphabet.is_amino() and self._looks_protein():
+            return AlphabetMismatch(kind(alphabet), "protein", what=self.name)
+        return SequenceFileError(self.name, reason)
+
+    def _looks_protein(self) -> bool:
+        """Whether easel guesses the file is protein (asked only once reading has failed)."""
+        try:
+            with self._source() as source, SequenceFile(source) as probe:
+                guessed = probe.guess_alphabet()
+        except READ_ERRORS:
+            return False
+        return guessed is not None and guessed.is_amino()
 
 
 def check_lengths(block: DigitalSequenceBlock, lengths: np.ndarray, where: str) -> None:
@@ -160,5 +258,5 @@ def hmm_alphabet(hmms: list[HMM]) -> pyhmmer.easel.Alphabet:
     first = hmms[0].alphabet
     for hmm in hmms[1:]:
         if hmm.alphabet != first:
-            raise AlphabetMismatch(_kind(first), _kind(hmm.alphabet), what=f"model {hmm.name}")
+            raise AlphabetMismatch(kind(first), kind(hmm.alphabet), what=f"model {hmm.name}")
     return first

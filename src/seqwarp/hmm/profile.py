@@ -215,12 +215,12 @@ def _bias_model(hmm: pyhmmer.plan7.HMM, background: pyhmmer.plan7.Background) ->
     usable = compo is not None
     if usable:
         f = np.asarray(background.residue_frequencies, dtype=np.float32)[:K]
-        canonical = (np.asarray(compo, dtype=np.float32)[:K] / f).astype(np.float32)
-        odds[:K] = canonical
-        symbols = alphabet.symbols
-        for code in range(K + 1, kp - 3):  # degenerate codes: mean of their members' odds
-            members = _degenerate_members(symbols[code], alphabet)
-            odds[code] = np.float32(canonical[members].sum() / len(members))
+        e = np.asarray(compo, dtype=np.float32)[:K]
+        odds[:K] = (e / f).astype(np.float32)
+        for code in range(K + 1, kp - 2):  # degenerate codes, X (any) included
+            odds[code] = _degenerate_odds(
+                e, f, _degenerate_members(alphabet.symbols[code], alphabet)
+            )
     l1 = np.float32(np.float32(hmm.M) / np.float32(8.0))
     return BiasModel(
         odds=odds,
@@ -240,9 +240,21 @@ _DEGENERATE = {
 
 
 def _degenerate_members(symbol: str, alphabet: pyhmmer.easel.Alphabet) -> list[int]:
-    """Canonical codes a degenerate symbol stands for (X and N: all of them)."""
+    """Canonical codes a degenerate symbol stands for, ascending (X and N: all of them)."""
     canon = alphabet.symbols[: alphabet.K].replace("U", "T")
     table = _DEGENERATE["amino" if alphabet.is_amino() else "nucleic"]
     if symbol not in table:
         return list(range(alphabet.K))
-    return [canon.index(c) for c in table[symbol]]
+    return sorted(canon.index(c) for c in table[symbol])
+
+
+def _degenerate_odds(compo: np.ndarray, f: np.ndarray, members: list[int]) -> np.float32:
+    """``esl_hmm_Configure``'s odds of a degenerate code: the members' summed composition over
+    their summed background frequencies (not the mean of their odds), both summed in float32
+    in code order as easel does, so that targets rich in B, J, Z or X are scored as by HMMER."""
+    emitted = np.float32(0.0)
+    background = np.float32(0.0)
+    for code in members:
+        emitted = np.float32(emitted + compo[code])
+        background = np.float32(background + f[code])
+    return np.float32(emitted / background)
