@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import random
 from pathlib import Path
 
@@ -52,3 +53,21 @@ def write_pairs(directory: Path, pairs: list[tuple[str, str, str, str]]) -> tupl
         directory / "r_2.fq", [n + "/2" for n in names], [(p[2], p[3]) for p in pairs]
     )
     return one, two
+
+
+def cli_inputs(directory: Path, genome: str) -> tuple[Path, Path, Path, Path]:
+    """Read pairs over ``genome`` and two of its contigs (the second reverse-complemented),
+    written under ``directory``: (directory, contigs, reads 1, reads 2)."""
+    r1, r2 = write_pairs(directory, simulate_pairs(genome, 400, 1))
+    contigs = directory / "contigs.fa"
+    contigs.write_text(f">c1\n{genome[1000:2000]}\n>c2\n{revcomp(genome[2200:2600])}\n")
+    return directory, contigs, r1, r2
+
+
+def run_extend(*args: object) -> tuple[int, str, str]:
+    """``seqwarp extend ARGS`` in this process: (exit status, stdout, stderr)."""
+    from seqwarp.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["extend", *map(str, args)], stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()

@@ -6,7 +6,8 @@ import io
 from pathlib import Path
 
 import pytest
-from assembly_simulate import random_dna, revcomp, simulate_pairs, write_pairs
+from assembly_simulate import cli_inputs, random_dna, revcomp
+from assembly_simulate import run_extend as run
 
 from seqwarp.assembly.report import END_COLUMNS
 from seqwarp.cli import main
@@ -16,17 +17,7 @@ GENOME = random_dna(3000, 7)
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("cli")
-    r1, r2 = write_pairs(directory, simulate_pairs(GENOME, 400, 1))
-    contigs = directory / "contigs.fa"
-    contigs.write_text(f">c1\n{GENOME[1000:2000]}\n>c2\n{revcomp(GENOME[2200:2600])}\n")
-    return directory, contigs, r1, r2
-
-
-def run(*args) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(["extend", *map(str, args)], stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
+    return cli_inputs(tmp_path_factory.mktemp("cli"), GENOME)
 
 
 def report_rows(path) -> list[list[str]]:

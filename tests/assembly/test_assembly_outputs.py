@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import io
-
 import pytest
-from assembly_simulate import random_dna, revcomp, simulate_pairs, write_pairs
+from assembly_simulate import cli_inputs, random_dna
+from assembly_simulate import run_extend as run
 
 from seqwarp.assembly.api import extend_contigs
-from seqwarp.cli import main
 
 GENOME = random_dna(3000, 7)
 # every IUPAC ambiguity code, N, lower case and U: none of them may be rewritten
@@ -17,17 +15,7 @@ ODD_TEXT = "ACGTRYKMSWBDHVNacgtu"
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("outputs")
-    r1, r2 = write_pairs(directory, simulate_pairs(GENOME, 400, 1))
-    contigs = directory / "contigs.fa"
-    contigs.write_text(f">c1\n{GENOME[1000:2000]}\n>c2\n{revcomp(GENOME[2200:2600])}\n")
-    return directory, contigs, r1, r2
-
-
-def run(*args) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(["extend", *map(str, args)], stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
+    return cli_inputs(tmp_path_factory.mktemp("outputs"), GENOME)
 
 
 def test_an_unwritable_report_fails_before_any_work_and_leaves_no_fasta(data, tmp_path):
