@@ -11,7 +11,7 @@ import errno
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -43,7 +43,10 @@ def read_alignments(
         raise SequenceFileError(path_str, "no such file")
     if os.path.isdir(path_str):
         raise SequenceFileError(path_str, "is a directory, not a SAM/BAM file")
-    rows = _read_quietly(path_str, contig_index, contig_lengths, read_index, paired)
+    rows = _read_quietly(
+        path_str,
+        lambda: _read_rows(path_str, contig_index, contig_lengths, read_index, paired),
+    )
     if not rows:
         return Alignments.empty()
     cols = np.asarray(rows, dtype=np.int64)
@@ -61,18 +64,13 @@ def read_alignments(
     )
 
 
-def _read_quietly(
-    path: str,
-    contig_index: dict[str, int],
-    contig_lengths: np.ndarray,
-    read_index: dict[str, int],
-    paired: bool,
-) -> list[tuple]:
-    """:func:`_read_rows` with htslib's messages and pysam's exceptions as one error."""
+def _read_quietly(path: str, read: Callable[[], list[tuple]]) -> list[tuple]:
+    """``read()`` (the rows of ``path``) with htslib's messages and pysam's exceptions as one
+    error naming ``path``."""
     failure = None
     with _htslib_messages() as messages:
         try:
-            rows = _read_rows(path, contig_index, contig_lengths, read_index, paired)
+            rows = read()
         except (ValueError, OSError) as error:
             if isinstance(error, SequenceFileError):
                 raise
