@@ -22,7 +22,7 @@ from .cuda.compiler import CompileException
 
 HERE = Path(__file__).resolve().parent.parent
 HEADER = HERE / "cuda_emulator.h"
-FLAGS = ("-std=c++17", "-O1", "-fPIC", "-shared", "-w")
+FLAGS = ("-std=c++17", "-O1", "-fPIC", "-shared", "-w", "-U_FORTIFY_SOURCE", "-fno-stack-protector")
 _DYNAMIC_SHARED = re.compile(
     r"extern\s+__shared__\s+(?:__align__\(\d+\)\s+)?([\w ]+?)\s*(\w+)\s*\[\s*\]\s*;"
 )
