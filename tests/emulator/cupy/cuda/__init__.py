@@ -90,7 +90,7 @@ class Stream:
 
     def __init__(self, null: bool = False, non_blocking: bool = False, ptr: int = 0) -> None:
         _count[0] += 1
-        self.ptr = 0 if null else _count[0]
+        self.ptr = 0 if null else ptr or _count[0]
 
     def record(self, event: Event | None = None) -> Event:
         event = event or Event()
@@ -117,6 +117,9 @@ class Stream:
 
 
 _null = Stream(null=True)
+# CuPy's default streams as class attributes: the legacy one and the per-thread one
+Stream.null = _null
+Stream.ptds = Stream(ptr=2**62)
 
 
 def get_current_stream() -> Stream:
