@@ -42,12 +42,18 @@ def dna_models(tmp_path_factory) -> Path:
     return write_models(models, tmp_path_factory.mktemp("hmm") / "dna.hmm")
 
 
-def seqwarp_tables(hmmfile: Path, seqdb: Path, args: list[str], tmp: Path):
+def run_seqwarp(hmmfile: Path, seqdb: Path, args: list[str], tmp: Path) -> tuple[Path, Path]:
+    """seqwarp's hmmsearch CLI run in process; the paths of its table and domain table."""
     tbl, dom = tmp / "ours.tbl", tmp / "ours.domtbl"
     out, err = io.StringIO(), io.StringIO()
     argv = ["hmmsearch", "--tblout", str(tbl), "--domtblout", str(dom), *args]
     status = main([*argv, str(hmmfile), str(seqdb)], stdout=out, stderr=err)
     assert status == 0, err.getvalue()
+    return tbl, dom
+
+
+def seqwarp_tables(hmmfile: Path, seqdb: Path, args: list[str], tmp: Path):
+    tbl, dom = run_seqwarp(hmmfile, seqdb, args, tmp)
     return strip_comments(tbl.read_text()), strip_comments(dom.read_text())
 
 
@@ -141,11 +147,7 @@ def test_thresholds_and_cutoffs(args, hmmsearch_binary, tmp_path) -> None:
 
 def seqwarp_bytes(hmmfile: Path, seqdb: Path, args: list[str], tmp: Path):
     """seqwarp's tables as bytes without their footers (as ``serial_hmmsearch`` gives)."""
-    tbl, dom = tmp / "ours.tbl", tmp / "ours.domtbl"
-    out, err = io.StringIO(), io.StringIO()
-    argv = ["hmmsearch", "--tblout", str(tbl), "--domtblout", str(dom), *args]
-    status = main([*argv, str(hmmfile), str(seqdb)], stdout=out, stderr=err)
-    assert status == 0, err.getvalue()
+    tbl, dom = run_seqwarp(hmmfile, seqdb, args, tmp)
     return without_footer(tbl.read_bytes()), without_footer(dom.read_bytes())
 
 
