@@ -95,21 +95,17 @@ def main() -> None:
     aligner = Aligner(args.mode, dna_scoring(args.gap), device="cpu")
     result = aligner.align(reads, windows, output="cigar")
     lo = warp_first_diagonals(m, n, group * columns - columns + 1, group)
+    paths = [
+        path_cells(result.cigar[p], int(result.query_end[p]), int(result.target_end[p]))
+        for p in range(args.pairs)
+    ]
     print(f"{args.pairs} pairs of {args.length} bp, {args.mode} {args.gap}, band {args.tile}:")
     for chunk in args.chunks:
-        counts = np.array(
-            [
-                loads_and_sectors(
-                    flag_bytes_along(
-                        path_cells(result.cigar[p], int(result.query_end[p]),
-                                   int(result.target_end[p])),
-                        columns, group, bits, chunk, int(lo[p]),
-                    )
-                )
-                for p in range(args.pairs)
-            ]
-        )  # fmt: skip
-        loads, sectors = counts.mean(axis=0)
+        counts = [
+            loads_and_sectors(flag_bytes_along(path, columns, group, bits, chunk, int(lo[p])))
+            for p, path in enumerate(paths)
+        ]
+        loads, sectors = np.mean(counts, axis=0)
         print(
             f"  chunks of {chunk} steps: {loads:6.1f} window loads, {sectors:6.1f} sectors a pair"
         )
