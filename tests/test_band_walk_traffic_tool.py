@@ -55,17 +55,16 @@ def test_chunks_keep_every_cell_apart_and_a_diagonal_walk_in_fewer_sectors() -> 
         bit = places * 4 + np.array([(j - 1) % 4 for _, j in window])
         assert np.unique(bit).size == len(window)
         counts.append(
-            tool.loads_and_sectors(
-                tool.flag_bytes_along(diagonal, columns, group, bits, chunk, -24)
-            )
+            tool.walk_traffic(tool.flag_bytes_along(diagonal, columns, group, bits, chunk, -24))
         )
     # by step: a load a cell, two steps (16 bytes each, four threads' flags) a sector; chunks
     # of 2: a load every 2 steps, the same sectors; of 4: one window and nearly one sector every
     # 4 steps; of 8: the same loads, a sector every 8 steps but where a block's 16 steps
-    # straddle three chunks
-    assert counts == [(125, 66), (66, 66), (37, 35), (37, 23)]
+    # straddle three chunks. Every layout spreads the 125 steps' 2,000 bytes over the same
+    # 256-byte lines (9: the walk's wide fetch brings them all)
+    assert counts == [(125, 66, 9), (66, 66, 9), (37, 35, 9), (37, 23, 9)]
 
 
-def test_loads_count_each_window_left_and_sectors_once() -> None:
-    loads, sectors = _tool().loads_and_sectors(np.array([0, 1, 15, 16, 40, 3]))
-    assert (loads, sectors) == (4, 2)
+def test_loads_count_each_window_left_and_sectors_and_lines_once() -> None:
+    # windows 0 0 0 1 2 0 18: five loads; sectors 0 0 0 0 1 0 9; lines 0 0 0 0 0 0 1
+    assert _tool().walk_traffic(np.array([0, 1, 15, 16, 40, 3, 300])) == (5, 3, 2)

@@ -10,8 +10,10 @@ cell's flags through a 16-byte window held in registers, loading the aligned 16 
 hold them whenever it leaves the ones it holds. This tool follows the CPU engine's optimal
 paths of the benchmark's traceback pairs (reads against their windows,
 ``simulate_batches(genome, L, pairs, seed=1 + L)``) through each layout and counts, a pair,
-the window loads and the distinct 32-byte sectors they touch: what the walk asks of L2 and,
-once the flags have left L2, of DRAM, without a GPU.
+the window loads, the distinct 32-byte sectors they touch and the distinct 256-byte lines
+those lie in: what the walk asks of L2 and, once the flags have left L2, of DRAM (a sector a
+miss with plain loads, a line with the 256-byte fetch the walk takes on flags laid out by
+step, if L2 kept each line until the walk's last read of it), without a GPU.
 
     python tools/band_walk_traffic.py --data .benchdata/align-gpu --length 125 --mode global \\
         --gap linear --tile 16x4 --chunks 1 4 8 --pairs 2000
@@ -31,6 +33,7 @@ from seqwarp.bench.workloads import load_genome, simulate_batches
 
 _WINDOW = 16  # bytes the walk holds (its Window)
 _SECTOR = 32
+_LINE = 256  # the walk's wide fetch (PTX's L2::256B)
 
 
 def path_cells(cigar: str, query_end: int, target_end: int) -> list[tuple[int, int]]:
@@ -66,12 +69,13 @@ def flag_bytes_along(
     )
 
 
-def loads_and_sectors(offsets: np.ndarray) -> tuple[int, int]:
+def walk_traffic(offsets: np.ndarray) -> tuple[int, int, int]:
     """The walk's 16-byte window loads along ``offsets`` (a load each time it leaves the
-    window it holds) and the distinct 32-byte sectors those touch."""
+    window it holds), the distinct 32-byte sectors those touch and their distinct 256-byte
+    lines."""
     windows = offsets // _WINDOW
     loads = int(np.count_nonzero(np.diff(windows, prepend=-1)))
-    return loads, len(np.unique(offsets // _SECTOR))
+    return loads, len(np.unique(offsets // _SECTOR)), len(np.unique(offsets // _LINE))
 
 
 def main() -> None:
@@ -102,12 +106,14 @@ def main() -> None:
     print(f"{args.pairs} pairs of {args.length} bp, {args.mode} {args.gap}, band {args.tile}:")
     for chunk in args.chunks:
         counts = [
-            loads_and_sectors(flag_bytes_along(path, columns, group, bits, chunk, int(lo[p])))
+            walk_traffic(flag_bytes_along(path, columns, group, bits, chunk, int(lo[p])))
             for p, path in enumerate(paths)
         ]
-        loads, sectors = np.mean(counts, axis=0)
+        loads, sectors, lines = np.mean(counts, axis=0)
         print(
-            f"  chunks of {chunk} steps: {loads:6.1f} window loads, {sectors:6.1f} sectors a pair"
+            f"  chunks of {chunk} steps: {loads:6.1f} window loads, {sectors:6.1f} sectors "
+            f"({32 * sectors:5.0f} bytes), {lines:5.1f} 256-byte lines ({256 * lines:5.0f} "
+            "bytes) a pair"
         )
 
 
