@@ -39,23 +39,23 @@ def test_chunks_of_one_step_are_the_step_layout() -> None:
             + (j - 1) % columns * bits // 8
             for i, j in cells
         ]
-        got = tool.flag_bytes_along(cells, columns, group, bits, 1, lo)
+        got = tool.flag_bytes_along(cells, columns, group, bits == 4, 1, lo)
         assert got.tolist() == expected
 
 
 def test_chunks_keep_every_cell_apart_and_a_diagonal_walk_in_fewer_sectors() -> None:
     tool = _tool()
-    columns, group, bits = 16, 4, 2
+    columns, group = 16, 4  # linear gaps: 2 bits a cell
     window = [(i, j) for i in range(1, 130) for j in range(max(1, i - 24), i + 25)]
     diagonal = [(i, i) for i in range(125, 0, -1)]
     counts = []
     for chunk in (1, 2, 4, 8):
-        places = tool.flag_bytes_along(window, columns, group, bits, chunk, -24)
+        places = tool.flag_bytes_along(window, columns, group, False, chunk, -24)
         # a cell's bits: 4 cells a byte with linear gaps
         bit = places * 4 + np.array([(j - 1) % 4 for _, j in window])
         assert np.unique(bit).size == len(window)
         counts.append(
-            tool.walk_traffic(tool.flag_bytes_along(diagonal, columns, group, bits, chunk, -24))
+            tool.walk_traffic(tool.flag_bytes_along(diagonal, columns, group, False, chunk, -24))
         )
     # by step: a load a cell, two steps (16 bytes each, four threads' flags) a sector; chunks
     # of 2: a load every 2 steps, the same sectors; of 4: one window and nearly one sector every

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from seqwarp.align import Aligner
+from seqwarp.align._gpu_traceback import _thread_bytes
 from seqwarp.bench.align_gpu_plan import dna_scoring
 from seqwarp.bench.workloads import load_genome, simulate_batches
 
@@ -52,11 +53,13 @@ def path_cells(cigar: str, query_end: int, target_end: int) -> list[tuple[int, i
 
 
 def flag_bytes_along(
-    cells: list[tuple[int, int]], columns: int, group: int, bits: int, chunk: int, lo: int
+    cells: list[tuple[int, int]], columns: int, group: int, affine: bool, chunk: int, lo: int
 ) -> np.ndarray:
-    """Each cell's byte of flags past its pair's first (``bits`` a cell), the band's flags in
-    chunks of ``chunk`` steps a thread (``lo``: the warp's first diagonal)."""
-    row_bytes = 4 * -(-columns * bits // 32)
+    """Each cell's byte of flags past its pair's first (4 bits a cell with affine gaps, 2 with
+    linear ones), the band's flags in chunks of ``chunk`` steps a thread (``lo``: the warp's
+    first diagonal)."""
+    bits = 4 if affine else 2
+    row_bytes = _thread_bytes(columns, affine)
     first_block = max(0, lo) // columns
     i = np.array([cell[0] for cell in cells], dtype=np.int64)
     j = np.array([cell[1] for cell in cells], dtype=np.int64)
@@ -91,7 +94,7 @@ def main() -> None:
     from band_windows import warp_first_diagonals  # tools/, beside this script
 
     columns, group = (int(x) for x in args.tile.split("x"))
-    bits = 4 if args.gap == "affine" else 2
+    affine = args.gap == "affine"
 
     _, genome = load_genome(args.data / "genome.fa.gz")
     reads, windows, _ = simulate_batches(genome, args.length, args.pairs, seed=1 + args.length)
@@ -106,7 +109,7 @@ def main() -> None:
     print(f"{args.pairs} pairs of {args.length} bp, {args.mode} {args.gap}, band {args.tile}:")
     for chunk in args.chunks:
         counts = [
-            walk_traffic(flag_bytes_along(path, columns, group, bits, chunk, int(lo[p])))
+            walk_traffic(flag_bytes_along(path, columns, group, affine, chunk, int(lo[p])))
             for p, path in enumerate(paths)
         ]
         loads, sectors, lines = np.mean(counts, axis=0)
